@@ -1,0 +1,19 @@
+"""packbench's packing library: one `pack` interface over pluggable strategies.
+
+Example:
+    >>> from algorithms import Item, pack
+    >>> items = [Item("sys", "You are terse.", 0, 5, pinned=True),
+    ...          Item("a", "refunds take thirty days", 3.0, 6),
+    ...          Item("b", "shipping is free", 1.0, 4)]
+    >>> pack(items, budget=12).ids
+    ['sys', 'a']
+"""
+
+from .dedupe import DEDUPE_METHODS
+from .fill import FILLS
+from .items import Item, Packing, Problem, Selection
+from .pack import pack
+from .registry import ORDERS, STRATEGIES
+
+__all__ = ["Item", "Packing", "Problem", "Selection", "pack", "STRATEGIES", "ORDERS",
+           "DEDUPE_METHODS", "FILLS"]

@@ -1,0 +1,176 @@
+"""The data types of the packing interface: `Item`, `Packing` and strategy results.
+
+Validation happens when an `Item` is built, so an invalid item can never reach a
+strategy; `pack` only checks what needs the whole list (repeated ids, budget).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["Item", "Packing", "Selection", "Problem"]
+
+
+def _item_label(item_id: Any) -> str:
+    return f"item {item_id!r}"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One candidate for the context window.
+
+    Args:
+        id: Unique, non-empty identifier.
+        text: The text that would go into the context.
+        score: Utility of the item (finite real; negative scores are allowed but
+            such items are never chosen).
+        tokens: Token cost, a positive int (bools are rejected).
+        pinned: Pinned items (system prompt, question) are always kept.
+        source: Optional source document, used by per-source objectives.
+
+    Raises:
+        TypeError: A field has the wrong type.
+        ValueError: A field is out of range (empty id, non-finite score, tokens <= 0).
+    """
+
+    id: str
+    text: str
+    score: float
+    tokens: int
+    pinned: bool = False
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str):
+            raise TypeError(f"item id must be a str, got {type(self.id).__name__} {self.id!r}")
+        if not self.id:
+            raise ValueError("item id must be a non-empty str")
+        label = _item_label(self.id)
+        if not isinstance(self.text, str):
+            raise TypeError(f"{label}: text must be a str, got {type(self.text).__name__}")
+        if isinstance(self.score, bool) or not isinstance(self.score, numbers.Real):
+            raise TypeError(f"{label}: score must be a real number, got {type(self.score).__name__} {self.score!r}")
+        score = float(self.score)
+        if not math.isfinite(score):
+            raise ValueError(f"{label}: score must be finite, got {self.score!r}")
+        if isinstance(self.tokens, bool) or not isinstance(self.tokens, numbers.Integral):
+            raise TypeError(f"{label}: tokens must be a positive int, got {type(self.tokens).__name__} {self.tokens!r}")
+        if self.tokens <= 0:
+            raise ValueError(f"{label}: tokens must be a positive int, got {self.tokens!r}")
+        if not isinstance(self.pinned, bool):
+            raise TypeError(f"{label}: pinned must be a bool, got {type(self.pinned).__name__}")
+        if self.source is not None and not isinstance(self.source, str):
+            raise TypeError(f"{label}: source must be a str or None, got {type(self.source).__name__}")
+        # Normalise numpy scalars so downstream arithmetic and JSON output are plain Python.
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "tokens", int(self.tokens))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a strategy sees: deduplicated candidates, the room left, the pinned items.
+
+    Attributes:
+        candidates: Non-pinned items that survived dedupe and have score >= 0, in input order.
+        room: Token budget left after the pinned items (>= 0).
+        pinned: The pinned items, in input order.
+    """
+
+    candidates: tuple[Item, ...]
+    room: int
+    pinned: tuple[Item, ...] = ()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A strategy's answer: which candidates, and what is known about optimality.
+
+    Attributes:
+        indices: Positions in `Problem.candidates` of the chosen items.
+        optimal: True proven optimal, False known not to be, None unknown.
+        upper_bound: Proven bound on the best achievable candidate score (pinned
+            excluded), or None.
+        info: Strategy-specific extras (e.g. objective value), JSON-serialisable.
+    """
+
+    indices: tuple[int, ...]
+    optimal: bool | None = None
+    upper_bound: float | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Packing(Sequence):
+    """The result of `pack`: an immutable sequence of the returned items.
+
+    Pinned items come first in input order, then the chosen items in the order
+    asked for. Indexing with a slice returns a tuple.
+
+    Attributes:
+        score: Total score of all returned items, pinned included.
+        tokens: Total tokens of all returned items.
+        budget: The budget that was asked for.
+        strategy: Name of the strategy that chose the items.
+        optimal: True proven optimal, False known not to be, None unknown.
+        upper_bound: Proven upper bound on the best achievable `score`, or None.
+        dropped: Id of each candidate removed as a duplicate -> id of the kept or
+            pinned item it duplicated.
+        seconds: Wall time of dedupe plus selection.
+        over_budget: True only with `pinned_overflow="clamp"` when the pinned
+            items alone exceed the budget.
+        truncated: Id of the item that was cut to fill the leftover budget, or None.
+        info: Strategy-specific extras.
+    """
+
+    __slots__ = ("_items", "score", "tokens", "budget", "strategy", "optimal", "upper_bound",
+                 "dropped", "seconds", "over_budget", "truncated", "info")
+
+    def __init__(self, items: Sequence[Item], *, budget: int, strategy: str,
+                 optimal: bool | None = None, upper_bound: float | None = None,
+                 dropped: Mapping[str, str] | None = None, seconds: float = 0.0,
+                 over_budget: bool = False, truncated: str | None = None,
+                 info: Mapping[str, Any] | None = None) -> None:
+        sets = object.__setattr__
+        sets(self, "_items", tuple(items))
+        sets(self, "score", float(math.fsum(i.score for i in self._items)))
+        sets(self, "tokens", sum(i.tokens for i in self._items))
+        sets(self, "budget", budget)
+        sets(self, "strategy", strategy)
+        sets(self, "optimal", optimal)
+        sets(self, "upper_bound", upper_bound)
+        sets(self, "dropped", MappingProxyType(dict(dropped or {})))
+        sets(self, "seconds", seconds)
+        sets(self, "over_budget", over_budget)
+        sets(self, "truncated", truncated)
+        sets(self, "info", MappingProxyType(dict(info or {})))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Packing is immutable")
+
+    def __getitem__(self, index):
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def ids(self) -> list[str]:
+        """Ids of the returned items, in order."""
+        return [i.id for i in self._items]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable summary of the packing."""
+        return {
+            "ids": self.ids, "score": self.score, "tokens": self.tokens, "budget": self.budget,
+            "strategy": self.strategy, "optimal": self.optimal, "upper_bound": self.upper_bound,
+            "dropped": dict(self.dropped), "over_budget": self.over_budget,
+            "truncated": self.truncated, "seconds": self.seconds,
+        }
+
+    def __repr__(self) -> str:
+        return (f"Packing(ids={self.ids!r}, score={self.score!r}, tokens={self.tokens}, "
+                f"budget={self.budget}, strategy={self.strategy!r}, optimal={self.optimal!r})")

@@ -1,0 +1,165 @@
+"""`pack`: validate, dedupe, select, order."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .dedupe import DEDUPE_METHODS
+from .fill import FILLS
+from .items import Item, Packing, Problem
+from .params import Param
+from .registry import ORDERS, STRATEGIES
+
+__all__ = ["pack", "validate_items", "validate_budget"]
+
+PINNED_OVERFLOW = ("raise", "clamp")
+
+
+def validate_items(items: Iterable[Item]) -> list[Item]:
+    """Check that `items` is a list of `Item` with unique ids.
+
+    Raises:
+        TypeError: An element is not an `Item` (the message gives its position).
+        ValueError: Two items share an id.
+    """
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
+    out = list(items)
+    seen: set[str] = set()
+    for pos, it in enumerate(out):
+        if not isinstance(it, Item):
+            raise TypeError(f"items[{pos}] must be an Item, got {type(it).__name__}")
+        if it.id in seen:
+            raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
+        seen.add(it.id)
+    return out
+
+
+def validate_budget(budget: Any) -> int:
+    """Check that `budget` is a non-negative int (bools rejected)."""
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Integral):
+        raise TypeError(f"budget must be a non-negative int, got {type(budget).__name__} {budget!r}")
+    if budget < 0:
+        raise ValueError(f"budget must be a non-negative int, got {budget!r}")
+    return int(budget)
+
+
+def _lookup(registry: Mapping[str, Any], name: Any, kind: str) -> Any:
+    if not isinstance(name, str) or name not in registry:
+        raise ValueError(f"unknown {kind} {name!r}; valid: {', '.join(sorted(registry))}")
+    return registry[name]
+
+
+def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]]) -> list[dict[str, Any]]:
+    """Split keyword params among the strategy, order and fill that declare them."""
+    routed: list[dict[str, Any]] = [{} for _ in consumers]
+    for key, value in params.items():
+        owners = [k for k, (_, spec) in enumerate(consumers) if key in spec]
+        if not owners:
+            valid = ", ".join(f"{label}: {', '.join(sorted(spec)) or 'none'}" for label, spec in consumers)
+            raise ValueError(f"unknown parameter {key!r}; valid ({valid})")
+        for k in owners:
+            routed[k][key] = value
+    return routed
+
+
+def _check_near_dup(near_dup: Any) -> float | None:
+    if near_dup is None:
+        return None
+    if isinstance(near_dup, bool) or not isinstance(near_dup, numbers.Real) or not math.isfinite(near_dup):
+        raise TypeError(f"near_dup must be a number in [0, 1] or None, got {near_dup!r}")
+    if not 0.0 <= near_dup <= 1.0:
+        raise ValueError(f"near_dup must be in [0, 1] (or None to turn dedupe off), got {near_dup!r}")
+    return float(near_dup)
+
+
+def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
+         strategy: str = "greedy_best_single", order: str = "original",
+         pinned_overflow: str = "raise", dedupe: str = "exact", fill: str | None = None,
+         **params: Any) -> Packing:
+    """Choose and order the items that go into a context window of `budget` tokens.
+
+    Pinned items are always kept. Candidates are deduplicated (seed 000's rule:
+    equal normalised word lists, or word-trigram Jaccard >= `near_dup` with a
+    pinned or higher-scored kept item), candidates with negative scores are set
+    aside, the strategy chooses within the room the pinned items leave, and the
+    order arranges the chosen items after the pinned ones.
+
+    Args:
+        items: The `Item`s, pinned and candidates, ids unique.
+        budget: Token budget for everything returned.
+        near_dup: Jaccard threshold in [0, 1], or None to turn dedupe off.
+        strategy: A name in `STRATEGIES`.
+        order: A name in `ORDERS`.
+        pinned_overflow: "raise" (pinned tokens over the budget is an error) or
+            "clamp" (return the pinned items alone with ``over_budget=True``).
+        dedupe: A name in `DEDUPE_METHODS`.
+        fill: None, or a name in `FILLS` to use the leftover budget after selection.
+        **params: Parameters of the strategy, order or fill (see `packbench list`).
+
+    Returns:
+        The `Packing`: pinned items first in input order, then the chosen items.
+
+    Raises:
+        TypeError: An item, the budget or a parameter has the wrong type.
+        ValueError: Repeated id, negative budget, unknown name or parameter,
+            value out of range, or pinned tokens over the budget with "raise".
+    """
+    items = validate_items(items)
+    budget = validate_budget(budget)
+    near_dup = _check_near_dup(near_dup)
+    strategy_cls = _lookup(STRATEGIES, strategy, "strategy")
+    order_cls = _lookup(ORDERS, order, "order")
+    dedupe_fn = _lookup(DEDUPE_METHODS, dedupe, "dedupe method")
+    if pinned_overflow not in PINNED_OVERFLOW:
+        raise ValueError(f"pinned_overflow must be one of {list(PINNED_OVERFLOW)}, got {pinned_overflow!r}")
+    fill_cls = None if fill is None else _lookup(FILLS, fill, "fill")
+    consumers = [(f"strategy {strategy!r}", strategy_cls.PARAMS), (f"order {order!r}", order_cls.PARAMS)]
+    if fill_cls is not None:
+        consumers.append((f"fill {fill!r}", fill_cls.PARAMS))
+    routed = _route(params, consumers)
+    chooser, arranger = strategy_cls(**routed[0]), order_cls(**routed[1])
+    filler = fill_cls(**routed[2]) if fill_cls is not None else None
+
+    pinned = [it for it in items if it.pinned]
+    pinned_tokens = sum(it.tokens for it in pinned)
+    if pinned_tokens > budget:
+        if pinned_overflow == "raise":
+            raise ValueError(f"pinned items need {pinned_tokens} tokens, over the budget of {budget} "
+                             f"(pinned: {', '.join(it.id for it in pinned)})")
+        return Packing(pinned, budget=budget, strategy=strategy, optimal=None, over_budget=True)
+
+    start = time.perf_counter()
+    candidates = [it for it in items if not it.pinned]
+    if near_dup is None:
+        kept_ids, dropped = {it.id for it in candidates}, {}
+    else:
+        kept, dropped = dedupe_fn(candidates, pinned, near_dup)
+        kept_ids = {it.id for it in kept}
+    # Input order, so strategies see retrieval order; negative scores can never help.
+    survivors = tuple(it for it in candidates if it.id in kept_ids and it.score >= 0)
+    room = budget - pinned_tokens
+    problem = Problem(survivors, room, tuple(pinned))
+    selection = chooser.select(problem)
+    picked = sorted(set(selection.indices))
+    chosen = [survivors[k] for k in picked]
+    used = sum(it.tokens for it in chosen)
+    if used > room:  # a strategy bug must never reach a caller as a silent overflow
+        raise RuntimeError(f"strategy {strategy!r} chose {used} tokens for a room of {room}")
+    ordered = arranger.arrange(chosen)
+    truncated = None
+    if filler is not None:
+        picked_set = set(picked)
+        unchosen = sorted((it for k, it in enumerate(survivors) if k not in picked_set),
+                          key=lambda it: (-it.score, it.id))
+        ordered, truncated = filler.apply(ordered, unchosen, room - used)
+    seconds = time.perf_counter() - start
+    pinned_score = math.fsum(it.score for it in pinned)
+    upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
+    return Packing(pinned + list(ordered), budget=budget, strategy=strategy, optimal=selection.optimal,
+                   upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
+                   info=selection.info)

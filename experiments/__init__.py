@@ -1,0 +1,1 @@
+"""packbench's experiment harness: configs, instance families, corpora, runner, reports."""

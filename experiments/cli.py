@@ -1,0 +1,49 @@
+"""The `packbench` console script: dispatches to one module per subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+__all__ = ["main", "COMMANDS"]
+
+# name -> (module with add_arguments/main, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "pack": ("experiments.commands.pack", "pack a JSONL file of items and print the packing as JSON"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="packbench", description="Context packing research harness")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp.set_defaults(_module=module)
+        importlib.import_module(module).add_arguments(sp)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script.
+
+    Args:
+        argv: Arguments (default: sys.argv[1:]).
+
+    Returns:
+        The process exit code.
+    """
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        build_parser().print_help()
+        return 2
+    try:
+        return int(importlib.import_module(args._module).main(args) or 0)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"packbench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

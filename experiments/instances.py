@@ -1,0 +1,59 @@
+"""What a family or corpus hands the runner: instances of items with their ground truth."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from algorithms import Item
+from algorithms.params import Param, resolve_params
+
+__all__ = ["Instance", "Source"]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One packing problem (without its budget, which the config sweeps).
+
+    Attributes:
+        key: Stable name of the instance within its family, e.g. ``"seed=3"`` or ``"q=17"``.
+        items: Pinned items and candidates.
+        groups: Ground-truth duplicate group of each candidate id (same group =
+            same content), or None when the source has no ground truth.
+        answers: Ids of answer-bearing candidates, or None when unlabelled.
+        meta: Extra JSON-serialisable facts about the instance (e.g. the question).
+    """
+
+    key: str
+    items: tuple[Item, ...]
+    groups: Mapping[str, str] | None = None
+    answers: frozenset[str] | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Source:
+    """Base class of synthetic families and real corpora.
+
+    Subclasses declare `name` and `PARAMS` and implement `instances`. Building
+    one validates its parameters.
+
+    Args:
+        **params: Values for the names declared in `PARAMS`.
+
+    Raises:
+        ValueError: Unknown parameter (the message lists the valid ones) or a
+            value out of range.
+    """
+
+    name: ClassVar[str] = ""
+    kind: ClassVar[str] = "family"  # "family" (synthetic) or "corpus" (real data)
+    PARAMS: ClassVar[Mapping[str, Param]] = MappingProxyType({})
+
+    def __init__(self, **params: Any) -> None:
+        self.params = resolve_params(f"{self.kind} {self.name!r}", self.PARAMS, params)
+
+    def instances(self, seed: int) -> Iterator[Instance]:
+        """Yield the instances for `seed`, deterministically."""
+        raise NotImplementedError
