@@ -33,6 +33,7 @@ def integer_profits(scores: Sequence[float]) -> tuple[list[int], float, float]:
         return [int(s) for s in scores], 1.0, 0.0
     if total <= 0:
         return [0] * len(scores), 1.0, 0.0
-    scale = 2.0 ** math.floor(math.log2(_HEADROOM / total))
+    # Capped so that tiny totals (subnormal scores) cannot overflow the float exponent.
+    scale = 2.0 ** min(math.floor(math.log2(_HEADROOM) - math.log2(total)), 960)
     profits = [int(round(s * scale)) for s in scores]
     return profits, scale, len(scores) / scale

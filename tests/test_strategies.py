@@ -1,0 +1,147 @@
+"""Properties every registered strategy and order must keep, and optimality of the exact ones."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from algorithms import ORDERS, STRATEGIES, Item, pack
+from tests.oracles import brute_force_best
+
+EXACT = [s for s in ("exact_dp", "cpsat", "bnb", "exact") if s in STRATEGIES]
+WORDS = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "iota", "kappa"]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def instances(draw, max_n=10, integral=False):
+    """Pinned items and candidates with random texts (some near-duplicates) and a budget."""
+    n = draw(st.integers(0, max_n))
+    score = st.integers(0, 20) if integral else st.floats(0, 20, allow_nan=False)
+    items = []
+    for k in range(n):
+        text = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6)))
+        items.append(Item(f"c{k}", text, draw(score), draw(st.integers(1, 30))))
+    n_pinned = draw(st.integers(0, 2))
+    pinned = [Item(f"p{k}", f"pinned {WORDS[k]} text", 0.0, draw(st.integers(1, 5)), pinned=True)
+              for k in range(n_pinned)]
+    pos = draw(st.integers(0, len(items)))
+    items[pos:pos] = pinned
+    budget = sum(p.tokens for p in pinned) + draw(st.integers(0, 80))
+    return items, budget
+
+
+def _positions(items):
+    return {it.id: k for k, it in enumerate(items)}
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize("order", sorted(ORDERS))
+@SETTINGS
+@given(data=instances(), near_dup=st.sampled_from([None, 0.5, 0.8, 1.0]))
+def test_every_strategy_and_order_keeps_the_contract(strategy, order, data, near_dup):
+    items, budget = data
+    res = pack(items, budget, near_dup, strategy=strategy, order=order)
+    pinned = [it for it in items if it.pinned]
+    # Budget respected, pinned kept first in input order.
+    assert res.tokens <= budget
+    assert list(res[:len(pinned)]) == pinned
+    rest = list(res[len(pinned):])
+    # A subset of the candidates, no repeats, no dropped duplicate, no negative score.
+    ids = [it.id for it in rest]
+    assert len(set(ids)) == len(ids)
+    assert all(it in items and not it.pinned for it in rest)
+    assert not set(ids) & set(res.dropped)
+    # In the order asked: the order applied to the chosen items in input order.
+    pos = _positions(items)
+    chosen_in_input_order = sorted(rest, key=lambda it: pos[it.id])
+    assert rest == ORDERS[order]().arrange(chosen_in_input_order)
+    # Deterministic.
+    again = pack(list(items), budget, near_dup, strategy=strategy, order=order)
+    assert again.ids == res.ids
+    # A reported bound is a bound.
+    if res.upper_bound is not None:
+        assert res.score <= res.upper_bound + 1e-9
+
+
+def _candidates(items, budget):
+    pinned_tokens = sum(it.tokens for it in items if it.pinned)
+    cands = [it for it in items if not it.pinned]
+    return [it.score for it in cands], [it.tokens for it in cands], budget - pinned_tokens
+
+
+@pytest.mark.parametrize("strategy", EXACT)
+@SETTINGS
+@given(data=instances(max_n=14))
+def test_exact_strategies_match_brute_force(strategy, data):
+    items, budget = data
+    res = pack(items, budget, None, strategy=strategy)
+    scores, tokens, room = _candidates(items, budget)
+    best = brute_force_best(scores, tokens, room)
+    pinned_score = sum(it.score for it in items if it.pinned)
+    assert res.optimal is True
+    assert res.score == pytest.approx(pinned_score + best, rel=1e-9, abs=1e-9)
+
+
+@SETTINGS
+@given(data=instances(max_n=12))
+def test_greedy_best_single_is_at_least_half_the_optimum(data):
+    items, budget = data
+    res = pack(items, budget, None)
+    scores, tokens, room = _candidates(items, budget)
+    assert res.score + 1e-9 >= brute_force_best(scores, tokens, room) / 2
+
+
+def _strongly_correlated(seed, n, R=1000):
+    import random
+    rng = random.Random(seed)
+    items = []
+    for k in range(n):
+        w = rng.randint(1, R)
+        items.append(Item(f"s{k}", f"doc {k}", float(w + R // 10), w))
+    return items
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_strategies_agree_on_strongly_correlated_instances(seed):
+    items = _strongly_correlated(seed, 40)
+    budget = sum(it.tokens for it in items) // 2
+    results = {s: pack(items, budget, None, strategy=s, **({"time_limit": 20.0} if s in ("cpsat", "bnb") else {}))
+               for s in EXACT}
+    scores = {s: r.score for s, r in results.items() if r.optimal}
+    assert "exact_dp" in scores
+    assert max(scores.values()) - min(scores.values()) <= 1e-9
+    for s, r in results.items():  # a solver cut by its limit must say so and still bound the optimum
+        assert r.optimal or r.upper_bound >= scores["exact_dp"] - 1e-9
+
+
+def test_density_trap():
+    items = [Item("A", "small cheap item", 2, 1), Item("B", "big valuable item", 90, 100)]
+    assert pack(items, 100, None, strategy="greedy").score == 2
+    for s in EXACT + ["greedy_best_single"]:
+        assert pack(items, 100, None, strategy=s).score == 90
+
+
+def test_value_trap():
+    items = [Item("B", "one big item", 10, 100)] + [Item(f"C{k}", f"small item {k}", 9, 10) for k in range(10)]
+    assert pack(items, 100, None, strategy="prefix").score == 10
+    for s in EXACT:
+        assert pack(items, 100, None, strategy=s).score == 90
+
+
+def test_exact_dp_refuses_above_its_memory_cap_and_suggests_another_solver():
+    items = [Item(f"i{k}", f"t{k}", 1.0, 1 + k) for k in range(50)]
+    with pytest.raises(ValueError, match=r"above max_memory_mb=0.001; use strategy 'bnb' or 'cpsat'"):
+        pack(items, 5000, None, strategy="exact_dp", max_memory_mb=0.001)
+
+
+def test_bnb_cut_by_time_limit_reports_not_optimal_with_a_bound():
+    items = _strongly_correlated(7, 400, R=10000)
+    budget = sum(it.tokens for it in items) // 2
+    res = pack(items, budget, None, strategy="bnb", time_limit=0.01)
+    exact = pack(items, budget, None, strategy="exact_dp")
+    assert res.tokens <= budget
+    if res.optimal:  # the solver may still prove it in time; then it must be right
+        assert res.score == pytest.approx(exact.score)
+    else:
+        assert res.optimal is False and res.info["stopped"] == "time_limit"
+        assert res.upper_bound >= exact.score - 1e-9
