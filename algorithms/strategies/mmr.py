@@ -1,0 +1,107 @@
+"""Maximal Marginal Relevance under a token budget (Carbonell and Goldstein 1998)."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import numpy as np
+
+from ..items import Problem, Selection
+from ..params import Param, real_in
+from ..similarity import check_similarity, similarity_matrix, similarity_name
+from .base import Strategy
+from .greedy import bounded_selection
+
+__all__ = ["MMR", "relevance"]
+
+
+def relevance(scores: np.ndarray) -> np.ndarray:
+    """Scores divided by the largest one, so relevance is in [0, 1] (all zeros if the max is 0).
+
+    Scores reaching a strategy are >= 0 (`pack` sets negative ones aside), so
+    dividing by the maximum keeps 0 meaning "no value" and keeps score ratios.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    top = float(scores.max()) if scores.size else 0.0
+    return scores / top if top > 0 else np.zeros_like(scores)
+
+
+class MMR(Strategy):
+    """Repeatedly take the fitting candidate with the best MMR value; stop when nothing fits.
+
+    The MMR value of a candidate i is
+    ``lam * rel_i - (1 - lam) * max_{j in chosen or pinned} sim(i, j)``
+    (the max is 0 before anything is chosen when there are no pinned items),
+    with ``rel_i = score_i / max score`` in [0, 1]. With ``cost_exponent`` c > 0
+    the value is first shifted by ``1 - lam`` into [0, 1] and then divided by
+    ``tokens_i ** c``: dividing a negative value by a cost would favour the
+    *expensive* items, and the shift leaves the c = 0 choice unchanged. Ties go
+    to the higher score, then the lower id.
+
+    With ``lam = 1`` (and c = 0) this is exactly the score-ordered fill: visit
+    the candidates by score descending (ties by id) and take each one that still
+    fits. (Room only shrinks, so a candidate that does not fit when visited never
+    fits later, and the best fitting candidate at each step is the next one the
+    fill takes.)
+
+    No approximation guarantee: MMR is a greedy rule, not the maximiser of any
+    stated objective. Its value depends on what was chosen before (the
+    redundancy penalty), which makes the induced set function neither monotone
+    nor submodular in general, and under a budget it inherits the failure of
+    score-ordered filling: with budget W, items (score 1, W tokens) and
+    W items (score 0.99, 1 token) it takes the first and scores 1 against about
+    0.99 W. Use ``submodular`` for a stated bound. ``upper_bound`` is the
+    Dantzig bound on the additive score.
+
+    Params:
+        lam: Weight of relevance against redundancy, in [0, 1].
+        similarity: "jaccard", "tfidf" or a callable (see `algorithms.similarity`).
+        cost_exponent: c in [0, 4]; 0 is classic MMR.
+    """
+
+    name = "mmr"
+    PARAMS = MappingProxyType({
+        "lam": Param(0.7, real_in(0.0, 1.0), "relevance weight; 1 = score order, 0 = diversity only"),
+        "similarity": Param("jaccard", check_similarity, "'jaccard', 'tfidf' or a callable (Item, Item) -> [0, 1]"),
+        "cost_exponent": Param(0.0, real_in(0.0, 4.0), "divide the MMR value by tokens**c (0 = classic MMR)"),
+    })
+
+    def select(self, problem: Problem) -> Selection:
+        cands, room, pinned = problem.candidates, problem.room, problem.pinned
+        n = len(cands)
+        lam, c = self.params["lam"], self.params["cost_exponent"]
+        scores = np.array([it.score for it in cands], dtype=np.float64)
+        tokens = np.array([it.tokens for it in cands], dtype=np.int64)
+        rel = relevance(scores)
+        if lam < 1.0:
+            sim = similarity_matrix(list(cands) + list(pinned), self.params["similarity"])
+            redundancy = sim[:n, n:].max(axis=1) if pinned else np.zeros(n)
+        else:
+            sim, redundancy = None, np.zeros(n)  # the penalty has weight 0: skip the matrix
+        cost = tokens.astype(np.float64) ** c if c > 0 else None
+        # Ties: higher score, then lower id; `rank` encodes both as one position.
+        rank = np.empty(n, dtype=np.int64)
+        rank[sorted(range(n), key=lambda k: (-cands[k].score, cands[k].id))] = np.arange(n)
+        open_ = np.ones(n, dtype=bool)
+        chosen: list[int] = []
+        left = room
+        while True:
+            open_ &= tokens <= left
+            if not open_.any():
+                break
+            value = lam * rel - (1.0 - lam) * redundancy
+            if cost is not None:
+                value = (value + (1.0 - lam)) / cost
+            live = np.flatnonzero(open_)
+            best = value[live].max()
+            ties = live[value[live] == best]
+            pick = int(ties[np.argmin(rank[ties])])
+            chosen.append(pick)
+            open_[pick] = False
+            left -= int(tokens[pick])
+            if sim is not None:
+                np.maximum(redundancy, sim[:n, pick], out=redundancy)
+        sel = bounded_selection(problem, chosen)
+        info = {"lam": lam, "similarity": similarity_name(self.params["similarity"]), "cost_exponent": c,
+                "pick_order": [cands[k].id for k in chosen]}
+        return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)
