@@ -39,4 +39,9 @@ class Fill:
         raise NotImplementedError
 
 
-FILLS: dict[str, type[Fill]] = {}
+# Imported after Fill is defined: truncate.py subclasses it.
+from .truncate import Truncate  # noqa: E402
+
+FILLS: dict[str, type[Fill]] = {
+    "truncate": Truncate,
+}

@@ -1,0 +1,65 @@
+"""Chat-history packing: keep the newest messages that fit, tool exchanges whole."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from ..items import Problem, Selection
+from ..params import Param, one_of
+from .base import Strategy
+from .greedy import bounded_selection
+
+__all__ = ["Recency"]
+
+
+def _groups(problem: Problem) -> list[list[int]]:
+    """Candidate indices grouped by `Item.source` (None = alone), newest group first.
+
+    A group's age is that of its newest member; candidates are in input
+    (chronological) order.
+    """
+    by_key: dict[str, list[int]] = {}
+    groups: list[list[int]] = []
+    for k, item in enumerate(problem.candidates):
+        if item.source is None:
+            groups.append([k])
+        elif item.source in by_key:
+            by_key[item.source].append(k)
+        else:
+            by_key[item.source] = [k]
+            groups.append(by_key[item.source])
+    return sorted(groups, key=lambda g: -g[-1])
+
+
+class Recency(Strategy):
+    """Keep the newest messages that fit; messages sharing `Item.source` are kept or dropped together.
+
+    Items follow the convention of `algorithms.chat.items_from_messages`: input
+    order is chronological, system messages and the latest user turn are pinned
+    (so `pack` never drops them), and a tool call and its results share one
+    `source` group key. Groups are visited newest first (a group is as new as
+    its newest message). With ``contiguous=True`` the walk stops at the first
+    group that does not fit, so the kept history has no holes, as a
+    token-budget chat loop that drops the oldest turns would; with False it
+    skips that group and keeps looking at older ones.
+
+    Scores are ignored: the selection is reported with the Dantzig bound of the
+    scores only so that score ratios can be compared with the other strategies.
+    """
+
+    name = "recency"
+    PARAMS = MappingProxyType({
+        "contiguous": Param(True, one_of(True, False), "stop at the first message group that does not fit"),
+    })
+
+    def select(self, problem: Problem) -> Selection:
+        chosen: list[int] = []
+        used = 0
+        for group in _groups(problem):
+            cost = sum(problem.candidates[k].tokens for k in group)
+            if used + cost <= problem.room:
+                chosen.extend(group)
+                used += cost
+            elif self.params["contiguous"]:
+                break
+        return bounded_selection(problem, sorted(chosen))

@@ -1,0 +1,208 @@
+"""NQ-Open questions over a pool of Wikipedia passages with known duplicates and answer labels.
+
+Data: ``nq-open-oracle.jsonl.gz`` (2,655 NaturalQuestions-Open questions from
+the Lost in the Middle release), found or downloaded by `data.fetch`.
+
+Pool: every question's DPR passage (``q{row}/ctx``) and the full paragraph the
+annotators marked (``q{row}/long``). Both come from the same source paragraph,
+so they form one ground-truth duplicate group; passages with equal normalised
+words in different rows are merged into the same group too (55 questions share
+a passage). Item text is ``"{title}\\n{passage}"``.
+
+Instance: one question. The top-k pool passages by BM25 (bm25s, English
+stopwords, no stemming) against the question are the candidates, scored by
+their BM25 score, with tiktoken token counts; a system prompt and the question
+are pinned. A candidate is answer-bearing when one of the question's answers,
+normalised as in the Lost in the Middle evaluation (lower case, punctuation
+and the articles a/an/the removed, whitespace collapsed), occurs in its
+normalised text. The seed chooses which questions; everything else is fixed.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from algorithms import Item
+from algorithms.dedupe import words
+from algorithms.params import Param, int_in
+from algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
+
+from ..instances import Instance, Source
+from .data import NQ_OPEN_FILE, DataError, fetch, read_jsonl_gz
+
+__all__ = ["NQOpen", "normalize_answer", "has_answer", "BM25Index", "build_pool", "Pool"]
+
+SYSTEM_PROMPT = ("Write a high-quality answer for the given question using only the provided search results "
+                 "(some of which might be irrelevant).")
+
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalize_answer(text: str) -> str:
+    """Lower-case, drop punctuation and the articles a/an/the, collapse whitespace."""
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
+
+
+def has_answer(passage: str, answers: Sequence[str]) -> bool:
+    """True when a non-empty normalised answer occurs in the normalised passage."""
+    norm = normalize_answer(passage)
+    return any(a and a in norm for a in (normalize_answer(x) for x in answers))
+
+
+def _text_param(owner: str, name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{owner}: parameter {name!r} must be a str, got {type(value).__name__}")
+    return value
+
+
+class BM25Index:
+    """A bm25s index over fixed texts (English stopwords, no stemming).
+
+    Args:
+        texts: The documents.
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        try:
+            import bm25s
+        except ImportError as exc:  # pragma: no cover - bm25s is a declared dependency
+            raise ImportError("the real corpora need bm25s: pip install bm25s") from exc
+        self._bm25s = bm25s
+        self._retriever = bm25s.BM25()
+        self._retriever.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False),
+                              show_progress=False)
+        self.size = len(texts)
+
+    def top_k(self, queries: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Indices and BM25 scores of the `k` best documents per query, best first.
+
+        A query with no indexable word gets the first `k` documents with score 0.
+        """
+        k = min(k, self.size)
+        tokens = self._bm25s.tokenize(list(queries), stopwords="en", return_ids=False, show_progress=False)
+        tokens = [t if t else ["\x00"] for t in tokens]  # bm25s needs a token; an unknown one scores 0
+        docs, scores = self._retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+        return np.asarray(docs), np.asarray(scores, dtype=float)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The passage pool built from the rows.
+
+    Attributes:
+        ids: Passage ids (``q{row}/ctx``, ``q{row}/long``).
+        texts: Passage texts.
+        rows: Row each passage came from.
+        groups: Duplicate group of each passage.
+    """
+
+    ids: tuple[str, ...]
+    texts: tuple[str, ...]
+    rows: tuple[int, ...]
+    groups: tuple[str, ...]
+
+
+def build_pool(rows: Sequence[dict[str, Any]]) -> Pool:
+    """Pool of ctx passages and long answers with their duplicate groups.
+
+    Raises:
+        DataError: A row lacks the expected fields (the message gives the row).
+    """
+    ids, texts, owners = [], [], []
+    for r, row in enumerate(rows):
+        try:
+            ctx = row["ctxs"][0]
+            gold = row["nq_annotated_gold"]
+            passages = [("ctx", ctx["title"], ctx["text"]), ("long", gold["title"], gold["long_answer"])]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise DataError(f"nq_open row {r}: missing field {exc}") from None
+        for kind, title, body in passages:
+            ids.append(f"q{r}/{kind}")
+            texts.append(f"{title}\n{body}")
+            owners.append(r)
+    # Union rows whose passages have equal normalised words: they quote the same paragraph.
+    parent = list(range(len(rows)))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    first_row: dict[tuple[str, ...], int] = {}
+    for text, r in zip(texts, owners):
+        key = words(text.split("\n", 1)[1])
+        other = first_row.setdefault(key, r)
+        a, b = root(r), root(other)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    groups = tuple(f"nq{root(r)}" for r in owners)
+    return Pool(tuple(ids), tuple(texts), tuple(owners), groups)
+
+
+class NQOpen(Source):
+    """NQ-Open questions with BM25-retrieved candidates, duplicate groups and answer labels.
+
+    Params:
+        n_questions: Questions per seed (chosen by the seed, without repetition).
+        top_k: Candidates retrieved per question.
+        encoding: tiktoken encoding or model name for the token counts.
+        system_prompt: Pinned system prompt text.
+    """
+
+    name = "nq_open"
+    kind = "corpus"
+    PARAMS = MappingProxyType({
+        "n_questions": Param(200, int_in(1, 100_000), "questions per seed"),
+        "top_k": Param(20, int_in(1, 10_000), "BM25 candidates per question"),
+        "encoding": Param(DEFAULT_ENCODING, check_encoding_param, "tiktoken encoding or model name"),
+        "system_prompt": Param(SYSTEM_PROMPT, _text_param, "pinned system prompt"),
+    })
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self._cache: dict[str, Any] = {}  # rows, pool, tokens and index, built once per object
+
+    def _prepared(self) -> dict[str, Any]:
+        if not self._cache:
+            rows = read_jsonl_gz(fetch(NQ_OPEN_FILE))
+            pool = build_pool(rows)
+            self._cache.update(rows=rows, pool=pool, index=BM25Index(pool.texts),
+                               tokens=count_tokens_batch(pool.texts, self.params["encoding"]))
+        return self._cache
+
+    def instances(self, seed: int) -> Iterator[Instance]:
+        p = self.params
+        prep = self._prepared()
+        rows, pool, tokens = prep["rows"], prep["pool"], prep["tokens"]
+        rng = np.random.default_rng([int(seed), 5])
+        picked = sorted(int(r) for r in rng.choice(len(rows), size=min(p["n_questions"], len(rows)), replace=False))
+        questions = [rows[r]["question"] for r in picked]
+        docs, scores = prep["index"].top_k(questions, p["top_k"])
+        fixed = count_tokens_batch([p["system_prompt"], *(f"Question: {q}" for q in questions)], p["encoding"])
+        system = ([Item("system", p["system_prompt"], 0.0, fixed[0], pinned=True)]
+                  if p["system_prompt"] else [])
+        for k, r in enumerate(picked):
+            answers = rows[r]["answers"]
+            cands, groups, bearing = [], {}, set()
+            for j, score in zip(docs[k], scores[k]):
+                j = int(j)
+                pid = pool.ids[j]
+                cands.append(Item(pid, pool.texts[j], round(float(score), 6), tokens[j],
+                                  source=pool.texts[j].split("\n", 1)[0]))
+                groups[pid] = pool.groups[j]
+                if has_answer(pool.texts[j], answers):
+                    bearing.add(pid)
+            question = Item("question", f"Question: {questions[k]}", 0.0, fixed[k + 1], pinned=True)
+            yield Instance(key=f"q={r}", items=tuple(system + [question] + cands), groups=groups,
+                           answers=frozenset(bearing),
+                           meta={"question": questions[k], "answers": list(answers), "row": r,
+                                 "gold_retrieved": any(pool.rows[int(j)] == r for j in docs[k])})

