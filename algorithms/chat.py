@@ -27,7 +27,8 @@ from .items import Item
 from .tokens import DEFAULT_ENCODING, count_tokens_batch
 
 __all__ = ["TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMER_TOKENS", "REPLY_PRIMER_ID", "message_text",
-           "message_tokens", "count_message_tokens", "items_from_messages", "tool_groups"]
+           "message_tokens", "count_message_tokens", "items_from_messages", "tool_groups",
+           "messages_from_packing"]
 
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
@@ -174,3 +175,31 @@ def items_from_messages(messages: Sequence[Mapping[str, Any]], encoding: str = D
     if prime_reply:
         items.append(Item(REPLY_PRIMER_ID, "", 0.0, REPLY_PRIMER_TOKENS, pinned=True))
     return items
+
+
+def messages_from_packing(packing: Sequence[Item], messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The messages a packing kept, back in conversation order, ready to send.
+
+    `pack` puts pinned items (system prompt, latest user turn) first; a chat API
+    needs the history in its original order, so this maps the ``m{position}``
+    ids of `items_from_messages` back to the messages and sorts by position.
+
+    Args:
+        packing: The result of `pack` over `items_from_messages(messages)`.
+        messages: The same chat history.
+
+    Returns:
+        The kept messages, oldest first (the reply primer is not a message).
+
+    Raises:
+        ValueError: An item id is not one `items_from_messages` made for these messages.
+    """
+    positions = []
+    for item in packing:
+        if item.id == REPLY_PRIMER_ID:
+            continue
+        head = item.id.split("-", 1)[0]
+        if not (head.startswith("m") and head[1:].isdigit() and int(head[1:]) < len(messages)):
+            raise ValueError(f"item {item.id!r}: id is not a message id of items_from_messages for these messages")
+        positions.append(int(head[1:]))
+    return [messages[pos] for pos in sorted(positions)]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from algorithms import Item, pack
 from algorithms.chat import (REPLY_PRIMER_ID, count_message_tokens, items_from_messages, message_tokens,
-                             tool_groups)
+                             messages_from_packing, tool_groups)
 from algorithms.tokens import count_tokens
 
 # The worked example of OpenAI's cookbook "How to count tokens with tiktoken": the API reported
@@ -101,3 +102,17 @@ def test_bad_messages(msgs, err, match):
 def test_scores_length_checked():
     with pytest.raises(ValueError, match="scores has 1 entries for 7 messages"):
         items_from_messages(chat_with_tools(), scores=[1.0])
+
+
+def test_messages_from_packing_restores_conversation_order():
+    msgs = chat_with_tools()
+    items = items_from_messages(msgs)
+    pinned_tokens = sum(it.tokens for it in items if it.pinned)
+    by_id = {it.id: it for it in items}
+    budget = pinned_tokens + by_id["m0005-assistant"].tokens
+    res = pack(items, budget, None, strategy="recency")
+    assert res.ids[:2] == ["m0000-system", "m0006-user"]  # pinned first inside the Packing
+    kept = messages_from_packing(res, msgs)
+    assert kept == [msgs[0], msgs[5], msgs[6]]
+    with pytest.raises(ValueError, match="item 'x': id is not a message id"):
+        messages_from_packing([Item("x", "t", 1.0, 1)], msgs)
