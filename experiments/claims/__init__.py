@@ -1,0 +1,13 @@
+"""`packbench claims`: reproduce published approximation claims, with adversarial search.
+
+Modules: `core` (cases, exact optima, tolerance), `adversarial` (the seeded
+local search), `checks` (claim rows), one module per claim group
+(`knapsack`, `submodular`, `mmr`, `minhash`, `positions`), `measures` (every
+measure a saved instance can name, and `rerun`), `report` and `run`.
+"""
+
+from .core import TOL, ClaimResult, ClaimViolation
+from .measures import MEASURES, rerun
+from .run import GROUPS, run_claims
+
+__all__ = ["TOL", "ClaimResult", "ClaimViolation", "MEASURES", "rerun", "GROUPS", "run_claims"]

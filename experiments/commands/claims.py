@@ -1,0 +1,32 @@
+"""`packbench claims [--quick] [--out DIR] [--seed N]`: check every approximation claim, write the report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["add_arguments", "main"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true",
+                        help="CI mode: smaller families and searches (well under a minute)")
+    parser.add_argument("--out", type=Path, default=Path("results/claims"),
+                        help="output directory (default: results/claims)")
+    parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+
+
+def main(args: argparse.Namespace) -> int:
+    # Imported here so `packbench --help` stays fast.
+    from experiments.claims import ClaimViolation, run_claims
+
+    try:
+        rows = run_claims(args.out, quick=args.quick, seed=args.seed)
+    except ClaimViolation as exc:
+        print(f"packbench claims: CLAIM VIOLATED: {exc}", file=sys.stderr)
+        return 1
+    counts = {v: sum(r.verdict == v for r in rows) for v in ("holds", "not applicable")}
+    print(f"{len(rows)} claims: {counts['holds']} hold, {counts['not applicable']} not applicable; "
+          f"report: {args.out / 'claims.md'}")
+    return 0
