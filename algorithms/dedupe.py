@@ -1,4 +1,4 @@
-"""Near-duplicate removal with seed 000's exact semantics.
+"""Near-duplicate removal with seed 000's exact semantics, and the registry of methods.
 
 Words are the ``[a-z0-9]+`` runs of the lower-cased text. Candidates are visited
 in descending score (ties by id); one is dropped when its word list equals, or
@@ -8,82 +8,25 @@ whole word tuple.
 
 The `dropped` mapping names, for each dropped candidate, the first item it
 matched in visiting order (pinned items in input order, then kept candidates in
-the order they were kept), so every implementation reports the same partner.
+the order they were kept), so every exact implementation reports the same partner.
+
+Methods: "pairwise" is the reference definition (all pairs, O(m^2 L));
+"exact" (the default of `pack`) is the indexed join of `dedupe_index`, which
+returns exactly the same kept list and partners; "minhash" (`minhash`) is an
+approximate MinHash + LSH join for very large candidate sets.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from .dedupe_core import Deduper, dedupe_order, dedupe_pairwise, jaccard, shingles, words
+from .dedupe_index import dedupe_indexed
+from .minhash import dedupe_minhash
 
-from .items import Item
-
-__all__ = ["words", "shingles", "jaccard", "dedupe_pairwise", "dedupe_order", "DEDUPE_METHODS"]
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-Deduper = Callable[[Sequence[Item], Sequence[Item], float], tuple[list[Item], dict[str, str]]]
-
-
-def words(text: str) -> tuple[str, ...]:
-    """The normalised word tuple of `text`."""
-    return tuple(_WORD.findall(text.lower()))
-
-
-def shingles(ws: Sequence[str], n: int = 3) -> frozenset[tuple[str, ...]]:
-    """Word n-gram set; a text shorter than `n` words is one shingle (its whole tuple)."""
-    if len(ws) < n:
-        return frozenset([tuple(ws)])
-    return frozenset(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
-
-
-def jaccard(a: frozenset, b: frozenset) -> float:
-    """Jaccard similarity; two empty sets count as identical."""
-    if not a and not b:
-        return 1.0
-    inter = len(a & b)
-    return inter / (len(a) + len(b) - inter)
-
-
-def dedupe_order(candidates: Sequence[Item]) -> list[Item]:
-    """Candidates in the order dedupe visits them: score descending, ties by id."""
-    return sorted(candidates, key=lambda i: (-i.score, i.id))
-
-
-def dedupe_pairwise(candidates: Sequence[Item], pinned: Sequence[Item],
-                    threshold: float) -> tuple[list[Item], dict[str, str]]:
-    """Reference dedupe: compare every candidate with every kept item.
-
-    O(m^2 L) for m candidates of L words; the definition the faster methods
-    must reproduce.
-
-    Args:
-        candidates: Non-pinned items.
-        pinned: Pinned items (anchors that are never dropped).
-        threshold: Jaccard threshold in [0, 1].
-
-    Returns:
-        (kept candidates in visiting order, dropped id -> id of the item it matched).
-    """
-    anchors: list[tuple[str, tuple[str, ...], frozenset]] = []
-    for p in pinned:
-        w = words(p.text)
-        anchors.append((p.id, w, shingles(w)))
-    kept: list[Item] = []
-    dropped: dict[str, str] = {}
-    for item in dedupe_order(candidates):
-        w = words(item.text)
-        sh = shingles(w)
-        match = next((aid for aid, aw, ash in anchors if aw == w or jaccard(sh, ash) >= threshold), None)
-        if match is not None:
-            dropped[item.id] = match
-            continue
-        kept.append(item)
-        anchors.append((item.id, w, sh))
-    return kept, dropped
-
+__all__ = ["words", "shingles", "jaccard", "dedupe_pairwise", "dedupe_indexed", "dedupe_minhash",
+           "dedupe_order", "DEDUPE_METHODS"]
 
 DEDUPE_METHODS: dict[str, Deduper] = {
-    "exact": dedupe_pairwise,
+    "exact": dedupe_indexed,
     "pairwise": dedupe_pairwise,
+    "minhash": dedupe_minhash,
 }

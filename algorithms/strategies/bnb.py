@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import MappingProxyType
 
 from ..bounds import dantzig_bound, fitting_positive
@@ -10,7 +11,7 @@ from ..params import Param, real_in
 from .base import Strategy
 from .scaling import integer_profits
 
-__all__ = ["BranchAndBound"]
+__all__ = ["BranchAndBound", "bnb_knapsack"]
 
 
 def _knapsack_solver():
@@ -19,6 +20,29 @@ def _knapsack_solver():
     except ImportError as exc:  # pragma: no cover - ortools is a declared dependency
         raise ImportError("strategy 'bnb' needs OR-Tools: pip install ortools") from exc
     return knapsack_solver
+
+
+def bnb_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,
+                 time_limit: float) -> tuple[list[int], bool, float]:
+    """Run OR-Tools' knapsack branch and bound on one constraint.
+
+    Args:
+        tokens: Positive token counts.
+        scores: Non-negative finite scores (scaled by `integer_profits`).
+        room: Capacity.
+        time_limit: Seconds before the search is cut.
+
+    Returns:
+        (chosen positions in increasing order, proven optimal, scaling error bound on the total).
+    """
+    profits, _, err = integer_profits(scores)
+    ks = _knapsack_solver()
+    solver = ks.KnapsackSolver(ks.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "bnb")
+    solver.init(profits, [list(tokens)], [room])
+    solver.set_time_limit(time_limit)
+    solver.solve()
+    chosen = [pos for pos in range(len(profits)) if solver.best_solution_contains(pos)]
+    return chosen, bool(solver.is_solution_optimal()), err
 
 
 class BranchAndBound(Strategy):
@@ -46,15 +70,11 @@ class BranchAndBound(Strategy):
         keep = fitting_positive(cands, room)
         if not keep:
             return Selection((), optimal=True, upper_bound=0.0)
-        profits, _, err = integer_profits([cands[k].score for k in keep])
-        ks = _knapsack_solver()
-        solver = ks.KnapsackSolver(ks.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "bnb")
-        solver.init(profits, [[cands[k].tokens for k in keep]], [room])
-        solver.set_time_limit(self.params["time_limit"])
-        solver.solve()
-        chosen = tuple(k for pos, k in enumerate(keep) if solver.best_solution_contains(pos))
+        positions, optimal, err = bnb_knapsack([cands[k].tokens for k in keep],
+                                               [cands[k].score for k in keep], room, self.params["time_limit"])
+        chosen = tuple(keep[p] for p in positions)
         score = sum(cands[k].score for k in chosen)
-        if solver.is_solution_optimal():
+        if optimal:
             return Selection(chosen, optimal=True, upper_bound=score + err, info={"scale_error": err})
         bound = dantzig_bound(cands, room)
         return Selection(chosen, optimal=False, upper_bound=max(bound, score),

@@ -1,0 +1,204 @@
+"""The fixed benchmark suite: cases, what each one times, and the quality figures it must keep.
+
+A case builds its input untimed (`setup`), times `run` (median of `repeats`),
+and reduces the result to `quality`: figures that must match the committed
+baseline exactly (scores, optimality, dedupe results). Cases marked
+``quick=True`` form ``packbench bench --quick``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from algorithms import STRATEGIES, pack
+from algorithms.dedupe import dedupe_indexed, dedupe_minhash
+from algorithms.minhash import lsh_params
+from algorithms.strategies.exact_dp import ExactDP
+
+from .reference import pure_python_dp, reference_pack
+from .workloads import pisinger_arrays, pisinger_problem, random_candidates
+
+__all__ = ["Case", "build_suite", "digest", "dedupe_agreement"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark case.
+
+    Attributes:
+        name: Unique name, ``group/what``.
+        quick: Part of the quick suite.
+        repeats: Timed runs (the median is reported).
+        setup: Builds the input (not timed).
+        run: The timed work, given the input.
+        quality: Result -> figures that must equal the baseline's exactly.
+        pair: Name of a case timed side by side that this one is compared with
+            (the table shows the speedup of this case over it).
+    """
+
+    name: str
+    quick: bool
+    repeats: int
+    setup: Callable[[], Any]
+    run: Callable[[Any], Any]
+    quality: Callable[[Any], dict[str, Any]]
+    pair: str | None = None
+
+
+def digest(obj: Any) -> str:
+    """Short stable hash of a JSON-serialisable object (for long id lists)."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _packing_quality(p) -> dict[str, Any]:
+    return {"score": round(p.score, 9), "ids": digest(p.ids), "n_dropped": len(p.dropped),
+            "dropped": digest(sorted(p.dropped.items())), "optimal": p.optimal}
+
+
+def dedupe_agreement(approx: dict[str, str], exact: dict[str, str]) -> dict[str, float]:
+    """Recall and precision of an approximate dropped set against the exact join's."""
+    hit = len(set(approx) & set(exact))
+    return {"recall": round(hit / len(exact), 6) if exact else 1.0,
+            "precision": round(hit / len(approx), 6) if approx else 1.0}
+
+
+def _minhash_case(n: int, quick: bool) -> Case:
+    def setup():
+        items = random_candidates(n, seed=3)
+        return items, dedupe_indexed(items, [], 0.8)[1]
+
+    def quality(result):
+        (kept, dropped), exact = result
+        bands, rows = lsh_params(0.8)
+        return {"bands": bands, "rows": rows, "n_dropped": len(dropped), "exact_dropped": len(exact),
+                **dedupe_agreement(dropped, exact)}
+
+    return Case(f"dedupe/minhash_{n // 1000}k", quick, 1 if n > 20_000 else 3, setup,
+                lambda s: (dedupe_minhash(s[0], [], 0.8), s[1]), quality, pair=None)
+
+
+def _pack_cases(n: int, quick: bool, repeats: int) -> list[Case]:
+    label = f"{n // 1000}k" if n >= 1000 else str(n)
+    return [Case(f"pack/default_{label}", quick, repeats, lambda: random_candidates(n, seed=1),
+                 lambda items: pack(items, 16_384), _packing_quality)]
+
+
+def _seed000_case(n: int, quick: bool) -> list[Case]:
+    """Seed 000's pack and the library's pack on the same candidates (side by side)."""
+    def setup():
+        return random_candidates(n, seed=2)
+
+    ours = Case(f"dedupe/pack_{n}", quick, 3, setup, lambda items: pack(items, 16_384),
+                lambda p: {"ids": digest(p.ids), "n": len(p)}, pair=f"dedupe/seed000_{n}")
+    ref = Case(f"dedupe/seed000_{n}", quick, 1, setup, lambda items: reference_pack(items, 16_384),
+               lambda out: {"ids": digest([it.id for it in out]), "n": len(out)})
+    return [ref, ours]
+
+
+def _dp_cases() -> list[Case]:
+    def problem(n):
+        return lambda: pisinger_problem(1, n, 32_768, seed=5)
+
+    def arrays(n):
+        def setup():
+            w, p = pisinger_arrays(1, n, seed=5)
+            return w.tolist(), [float(x) for x in p]
+        return setup
+
+    def sel_quality(sel):
+        return {"indices": digest(list(sel.indices)), "optimal": sel.optimal, "bound": sel.upper_bound}
+
+    cases = []
+    for n, quick in ((50, True), (1000, False)):
+        cases.append(Case(f"dp/pure_python_{n}x32768", quick, 1, arrays(n),
+                          lambda a: pure_python_dp(a[0], a[1], 32_768), lambda v: {"best": v}))
+        cases.append(Case(f"dp/exact_dp_{n}x32768", True, 3, problem(n), ExactDP().select, sel_quality,
+                          pair=f"dp/pure_python_{n}x32768"))
+    return cases
+
+
+def _selection_quality(result) -> dict[str, Any]:
+    prob, sel = result
+    return {"score": sum(prob.candidates[k].score for k in sel.indices), "optimal": sel.optimal}
+
+
+def _solver_cases() -> list[Case]:
+    """The exact solvers on Pisinger cells where each one proves optimality within its limit."""
+    cells = [(1, 1000, 32_768, ("exact", "bnb", "exact_dp"), True),
+             (2, 1000, 32_768, ("exact", "bnb", "exact_dp"), True),
+             (3, 100, 4_096, ("exact", "exact_dp"), True),
+             (3, 1000, 32_768, ("exact", "exact_dp"), True),
+             (5, 1000, 32_768, ("exact", "exact_dp"), True),
+             (6, 1000, 32_768, ("exact", "bnb", "exact_dp"), True),
+             (1, 10_000, 131_072, ("exact", "bnb"), False),
+             (3, 10_000, 32_768, ("exact", "exact_dp"), False)]
+    cases = []
+    for cls, n, budget, solvers, quick in cells:
+        for name in solvers:
+            strategy = STRATEGIES[name]()
+
+            cases.append(Case(f"solver/{name}/c{cls}_n{n}_b{budget}", quick, 3 if n <= 1000 else 1,
+                              lambda cls=cls, n=n, budget=budget: pisinger_problem(cls, n, budget, seed=11),
+                              lambda prob, strategy=strategy: (prob, strategy.select(prob)),
+                              _selection_quality))
+    return cases
+
+
+def _strategy_cases() -> list[Case]:
+    """Every registered strategy end to end through `pack` on 200 candidates."""
+    cases = []
+    for name in sorted(STRATEGIES):
+        def run(items, name=name):
+            try:
+                return pack(items, 2_048, strategy=name)
+            except (ValueError, TypeError, RuntimeError) as exc:
+                return exc
+
+        def quality(p):
+            if isinstance(p, Exception):
+                return {"error": type(p).__name__}
+            return {"score": round(p.score, 9), "ids": digest(p.ids)}
+
+        cases.append(Case(f"strategy/{name}", True, 3,
+                          lambda: random_candidates(200, seed=4, words=30), run, quality))
+    return cases
+
+
+def _token_case() -> Case:
+    def setup():
+        return [it.text for it in random_candidates(1000, seed=6, words=60)]
+
+    def run(texts):
+        from algorithms.tokens import count_tokens_batch
+        return count_tokens_batch(texts)
+
+    return Case("tokens/count_1k", True, 3, setup, run, lambda counts: {"total": sum(counts)})
+
+
+def build_suite(quick: bool) -> list[Case]:
+    """The cases to run: the quick subset, or everything.
+
+    Args:
+        quick: Only the cases marked quick (about 20 s on a loaded 2-core machine).
+
+    Returns:
+        The cases in run order.
+    """
+    cases: list[Case] = []
+    cases += _pack_cases(1000, True, 5)
+    cases += _pack_cases(10_000, True, 3)
+    cases += _pack_cases(100_000, False, 1)
+    cases += _seed000_case(300, True)
+    cases += _seed000_case(1000, False)
+    cases += _seed000_case(3000, False)
+    cases.append(_minhash_case(10_000, True))
+    cases.append(_minhash_case(100_000, False))
+    cases += _dp_cases()
+    cases += _solver_cases()
+    cases += _strategy_cases()
+    cases.append(_token_case())
+    return [c for c in cases if c.quick or not quick]

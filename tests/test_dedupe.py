@@ -1,0 +1,162 @@
+"""The indexed exact dedupe returns exactly what the pairwise definition returns."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from algorithms import Item, pack
+from algorithms.dedupe import (DEDUPE_METHODS, dedupe_indexed, dedupe_pairwise, jaccard, shingles,
+                               words)
+from algorithms.dedupe_index import shared_shingles, shingle_ranks, word_keys
+
+VOCAB = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
+THRESHOLDS = [0.0, 1.0, 0.5, 0.8, 1 / 3, 2 / 3, 0.25, 0.75, 0.1, 0.9, 0.6, 1e-9, 0.999]
+
+
+def _summary(result):
+    kept, dropped = result
+    return [it.id for it in kept], dict(dropped)
+
+
+@st.composite
+def dedupe_inputs(draw):
+    """Random texts with planted exact and near duplicates, short and empty texts, pinned anchors."""
+    n = draw(st.integers(0, 14))
+    texts: list[str] = []
+    for _ in range(n):
+        kind = draw(st.sampled_from(["fresh", "short", "empty", "copy", "edit", "extend"]))
+        if kind in ("copy", "edit", "extend") and texts:
+            base = draw(st.sampled_from(texts)).split()
+            if kind == "copy":
+                text = " ".join(base).upper() + draw(st.sampled_from(["", "!", " ... "]))
+            elif kind == "edit" and base:
+                pos = draw(st.integers(0, len(base) - 1))
+                base[pos] = draw(st.sampled_from(VOCAB))
+                text = " ".join(base)
+            else:
+                text = " ".join(base + draw(st.lists(st.sampled_from(VOCAB), max_size=3)))
+        elif kind == "short":
+            text = " ".join(draw(st.lists(st.sampled_from(VOCAB), max_size=2)))
+        elif kind == "empty":
+            text = draw(st.sampled_from(["", "  ", "!!", "--- ..."]))
+        else:
+            text = " ".join(draw(st.lists(st.sampled_from(VOCAB), min_size=3, max_size=12)))
+        texts.append(text)
+    items = [Item(f"i{k}", t, draw(st.sampled_from([0.0, 1.0, 2.0, 0.5])), 1, pinned=draw(st.booleans())
+                  and draw(st.booleans())) for k, t in enumerate(texts)]
+    threshold = draw(st.one_of(st.sampled_from(THRESHOLDS), st.floats(0.0, 1.0)))
+    return items, threshold
+
+
+@settings(max_examples=400, deadline=None)
+@given(dedupe_inputs())
+def test_indexed_equals_pairwise_kept_and_partners(case):
+    items, threshold = case
+    pinned = [it for it in items if it.pinned]
+    candidates = [it for it in items if not it.pinned]
+    expected = _summary(dedupe_pairwise(candidates, pinned, threshold))
+    assert _summary(dedupe_indexed(candidates, pinned, threshold)) == expected
+
+
+def test_exact_is_the_default_and_the_indexed_join():
+    assert DEDUPE_METHODS["exact"] is dedupe_indexed
+    assert DEDUPE_METHODS["pairwise"] is dedupe_pairwise
+
+
+def test_threshold_zero_drops_everything_onto_the_first_anchor():
+    pin = Item("sys", "", 0.0, 1, pinned=True)
+    cands = [Item("a", "one two three", 1.0, 1), Item("b", "four five six", 2.0, 1)]
+    assert _summary(dedupe_indexed(cands, [pin], 0.0)) == ([], {"a": "sys", "b": "sys"})
+    assert _summary(dedupe_indexed(cands, [], 0.0)) == (["b"], {"a": "b"})
+    assert _summary(dedupe_indexed([], [pin], 0.0)) == ([], {})
+
+
+def test_threshold_one_keeps_near_duplicates_but_drops_equal_word_lists():
+    a = Item("a", "the refund window is thirty days", 3.0, 1)
+    same = Item("same", "The REFUND window, is thirty days!", 2.0, 1)
+    near = Item("near", "the refund window is thirty days today", 1.0, 1)
+    assert _summary(dedupe_indexed([a, same, near], [], 1.0)) == (["a", "near"], {"same": "a"})
+
+
+def test_empty_texts_are_one_shared_shingle():
+    assert shingles(words("!!")) == frozenset({()})
+    cands = [Item("x", "", 2.0, 1), Item("y", "...", 1.0, 1), Item("z", "word", 0.5, 1)]
+    assert _summary(dedupe_indexed(cands, [], 0.8)) == (["x", "z"], {"y": "x"})
+
+
+def test_partner_is_the_first_matching_anchor_in_visiting_order():
+    text = "one two three four five six seven eight nine ten"
+    pin = Item("pin", text + " eleven", 0.0, 1, pinned=True)
+    hi = Item("hi", text, 5.0, 1)
+    lo = Item("lo", text + " twelve", 1.0, 1)
+    # 'hi' matches the pinned item (J = 8/9); 'lo' matches pin first (in anchor order) as well.
+    expected = _summary(dedupe_pairwise([lo, hi], [pin], 0.8))
+    assert _summary(dedupe_indexed([lo, hi], [pin], 0.8)) == expected == ([], {"hi": "pin", "lo": "pin"})
+
+
+def test_shingle_ranks_encode_the_shingle_sets():
+    texts = ["a b c d", "b c d e", "x", "", "a b", "a b c d"]
+    wl = [words(t) for t in texts]
+    ranks, singles = shingle_ranks(wl)
+    for i in range(len(texts)):
+        assert len(ranks[i]) == len(shingles(wl[i])) and ranks[i] == sorted(ranks[i])
+        for j in range(len(texts)):
+            assert jaccard(frozenset(ranks[i]), frozenset(ranks[j])) == jaccard(shingles(wl[i]),
+                                                                                shingles(wl[j]))
+    # 'b c d' is in two texts, 'a b c' in two; 'c d e', 'x', '', 'a b' in one each.
+    assert singles == 4
+
+
+def test_shared_shingles_give_sizes_and_exact_intersections():
+    texts = ["a b c d e", "b c d e f", "q", "", "", "a b", "x y z", "a b c d e"]
+    wl = [words(t) for t in texts]
+    sizes, unshared, ranks = shared_shingles(wl)
+    full = [shingles(w) for w in wl]
+    assert sizes == [len(f) for f in full]
+    everywhere = [sum(sh in other for other in full) for f in full for sh in f]
+    assert sum(unshared) == everywhere.count(1)
+    assert unshared == [sum(all(sh not in full[j] for j in range(len(full)) if j != i) for sh in full[i])
+                        for i in range(len(full))]
+    for i in range(len(texts)):
+        assert ranks[i] == sorted(ranks[i]) and len(ranks[i]) == sizes[i] - unshared[i]
+        for j in range(len(texts)):
+            assert len(set(ranks[i]) & set(ranks[j])) == len(full[i] & full[j]) or i == j
+
+
+def test_pack_results_identical_with_pairwise_on_planted_duplicates():
+    rng = random.Random(7)
+    vocab = [f"w{k}" for k in range(300)]
+    items: list[Item] = [Item("sys", "you are a helpful assistant", 0.0, 5, pinned=True)]
+    for k in range(300):
+        if k > 10 and rng.random() < 0.3:
+            ws = rng.choice(items[1:]).text.split()
+            for _ in range(rng.randint(0, 4)):
+                ws[rng.randrange(len(ws))] = rng.choice(vocab)
+        else:
+            ws = [rng.choice(vocab) for _ in range(rng.randint(1, 40))]
+        items.append(Item(f"c{k}", " ".join(ws), round(rng.random(), 2), rng.randint(1, 30)))
+    for near_dup in (0.5, 0.8, 1.0):
+        fast = pack(items, 500, near_dup)
+        slow = pack(items, 500, near_dup, dedupe="pairwise")
+        assert fast.ids == slow.ids and dict(fast.dropped) == dict(slow.dropped)
+        assert fast.dropped  # the planted duplicates are found
+
+
+def test_unknown_dedupe_method_lists_the_valid_ones():
+    with pytest.raises(ValueError, match="exact, minhash, pairwise"):
+        pack([Item("a", "x", 1.0, 1)], 10, dedupe="nope")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_word_keys_are_the_normalised_words(text):
+    assert tuple(w.decode() for w in word_keys(text)) == words(text)
+
+
+def test_word_keys_on_non_ascii_and_lone_surrogates():
+    for text in ["Hello, World! 42", "ÄÖ über naïve café", "tab\tand\nnewline", "\ud800 lone", "\u212a elvin"]:
+        assert tuple(w.decode() for w in word_keys(text)) == words(text)
