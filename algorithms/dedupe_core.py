@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 from .items import Item
 
@@ -47,7 +48,8 @@ def jaccard(a: frozenset, b: frozenset) -> float:
 
 def dedupe_order(candidates: Sequence[Item]) -> list[Item]:
     """Candidates in the order dedupe visits them: score descending, ties by id."""
-    return sorted(candidates, key=lambda i: (-i.score, i.id))
+    # Two stable C-level sorts (ids, then scores descending) instead of a key tuple per item.
+    return sorted(sorted(candidates, key=attrgetter("id")), key=attrgetter("score"), reverse=True)
 
 
 def dedupe_pairwise(candidates: Sequence[Item], pinned: Sequence[Item],

@@ -1,52 +1,52 @@
 """Exact dedupe as an indexed set-similarity join (prefix filtering), same answers as pairwise.
 
-Every text's shingles are ranked globally, a lower rank meaning a rarer
-shingle (fewer texts contain it). If two sets have Jaccard >= t > 0 they share
-at least ``ceil(t * |x|)`` shingles, so the first ``|x| - ceil(t * |x|) + 1``
-ranks of each (its *prefix*) must intersect. A shingle of one text only can
-never be shared, so it is neither indexed nor probed, and only the shared
-shingles of each text are kept (with its set size). Kept anchors put their
-prefix in an inverted index; a candidate verifies only the anchors found
-through its own prefix, in anchor order, after a length filter
-(``min/max size >= t``), with `jaccard`'s own division on the same integers.
-A dict of normalised word tuples finds exact repeats. Threshold 0 matches
-everything (Jaccard >= 0 always holds), so then the first anchor is every
-candidate's partner. Prefix lengths get a 1e-12 relative slack, so float
-rounding can never make the filter miss a pair the reference would match.
+Three stages, none of which can change the answer:
+
+1. Counting filter (`dedupe_words.may_match`): all texts are tokenised at once
+   into 64-bit word codes and every shingle is hashed into a table of about
+   one slot per shingle. A text whose once-seen shingles number at least its
+   prefix length ``s - ceil(t * s) + 1`` can share at most
+   ``ceil(t * s) - 1`` shingles with any other text, so it reaches Jaccard >= t
+   with none and equals no other word list: it is kept, never absorbs
+   anything, and is left out of the rest. Texts of mostly unique shingles go
+   no further, without a sort.
+2. Exact shingles of the remaining texts (`exact_word_ids`,
+   `exact_shingle_codes`, `shared_ranks`): dense word ids, trigram codes
+   one-to-one with shingles, each shared shingle ranked by how many texts hold
+   it (a lower rank is rarer).
+3. The join: if two sets have Jaccard >= t > 0 they share at least
+   ``ceil(t * |x|)`` shingles, so the first ``|x| - ceil(t * |x|) + 1`` of
+   each in rarity order (its *prefix*, unshared shingles first) must
+   intersect. Prefixes are fixed per text, so only the prefix ranks that a
+   later text also holds are indexed and only those an earlier text holds are
+   probed. Kept anchors index theirs; a candidate verifies the anchors found
+   through its probes in anchor order, after a length filter
+   (``min/max size >= t``), with `jaccard`'s own division on the same integers.
+   A dict of word-id sequences finds exact repeats.
+
+Threshold 0 matches everything (Jaccard >= 0 always holds), so then the first
+anchor is every candidate's partner. Prefix lengths get a 1e-12 relative slack
+(`dedupe_words.PREFIX_SLACK`), so float rounding can never make a filter miss
+a pair the reference would match.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from itertools import chain
 
 import numpy as np
 
 from .dedupe_core import dedupe_order
+from .dedupe_words import may_match, prefix_lengths, word_codes
 from .items import Item
 
-__all__ = ["dedupe_indexed", "shingle_ranks", "shared_shingles", "word_keys"]
+__all__ = ["dedupe_indexed", "active_texts", "exact_word_ids", "exact_shingle_codes", "shared_ranks"]
 
-# Prefix lengths are computed with a little slack so float rounding in the
-# reference's Jaccard (one division) can never make the filter miss a pair.
-_SLACK = 1e-12
-# Byte translation table: ASCII letters and digits stay, every other byte becomes a space.
-_KEEP_ALNUM = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
 # Word ids below this bound let a trigram be one int64 code: id0 * V^2 + id1 * V + id2.
 _DIRECT_VOCAB = 2**20
 
 
-def word_keys(text: str) -> tuple[bytes, ...]:
-    """The normalised words of `text` (those of `words`) as ASCII bytes, ~2x faster than the regex.
-
-    After ``lower()``, every character outside ``[a-z0-9]`` separates words; in
-    UTF-8 each non-ASCII character is bytes >= 0x80, which the table maps to spaces.
-    """
-    return tuple(text.lower().encode("utf-8", "surrogatepass").translate(_KEEP_ALNUM).split())
-
-
-def _shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray]:
+def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray]:
     """(text index, shingle code) per shingle occurrence, text index ascending.
 
     Codes are one-to-one with shingle tuples (word trigrams, or the whole tuple of a text under three words).
@@ -78,23 +78,19 @@ def _shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[
             short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
     owners = np.concatenate([owner[tri], short])
     codes = np.concatenate([tri_codes, short_codes])
-    if len(short):  # keep owners ascending, as `shingle_ranks` relies on
+    if len(short):  # keep owners ascending, as `_distinct_pairs` relies on
         order = np.argsort(owners, kind="stable")
         owners, codes = owners[order], codes[order]
     return owners, codes
 
 
-def _distinct_pairs(word_lists: Sequence[Sequence[str | bytes]]) -> tuple[np.ndarray, np.ndarray, int]:
+def _distinct_pairs(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
     """(text index, shingle id) of every distinct shingle of every text, and the number of shingles.
 
     Shingle ids are dense (0..n-1) and one-to-one with shingle tuples.
     """
-    n_texts = len(word_lists)
-    lens = np.fromiter((len(ws) for ws in word_lists), dtype=np.int64, count=n_texts)
-    all_words = list(chain.from_iterable(word_lists))
-    vocab = {w: k for k, w in enumerate(dict.fromkeys(all_words))}
-    word_ids = np.fromiter(map(vocab.__getitem__, all_words), dtype=np.int64, count=len(all_words))
-    owner, codes = _shingle_codes(word_ids, lens, max(len(vocab), 1))
+    n_texts = len(lens)
+    owner, codes = exact_shingle_codes(word_ids, lens, max(vocab, 1))
     if len(codes) == 0:
         return owner, codes, 0
     if (int(codes.max()) + 1) * n_texts < 2**62:
@@ -113,72 +109,89 @@ def _distinct_pairs(word_lists: Sequence[Sequence[str | bytes]]) -> tuple[np.nda
     return owner[distinct], sid, int(sid[-1]) + 1
 
 
-def _split_by_text(p_owner: np.ndarray, ranks: np.ndarray, n_ranks: int, n_texts: int) -> list[list[int]]:
-    """Per text, its ranks ascending (pairs given as parallel arrays)."""
-    keyed = np.sort(p_owner * n_ranks + ranks)
-    bounds = np.searchsorted(keyed, np.arange(n_texts + 1) * n_ranks).tolist()
-    flat = (keyed % n_ranks).tolist() if n_ranks else []
-    return [flat[bounds[t]:bounds[t + 1]] for t in range(n_texts)]
-
-
-def shingle_ranks(word_lists: Sequence[Sequence[str | bytes]]) -> tuple[list[list[int]], int]:
-    """Each text's shingle set as ascending global rarity ranks.
-
-    Shingles are the word trigrams of `shingles` (texts under three words: the
-    whole tuple); ranks order shingles by the number of texts containing them
-    (ties by an internal code), so equal shingles get equal ranks and rarer
-    ones come first.
-
-    Args:
-        word_lists: Normalised word tuples, one per text.
-
-    Returns:
-        (one ascending list of distinct ranks per text (never empty), the number
-        of shingles found in a single text only: exactly the ranks below it).
-    """
-    p_owner, sid, n_sh = _distinct_pairs(word_lists)
-    if n_sh == 0:
-        return [], 0
-    df = np.bincount(sid, minlength=n_sh)
-    rank_of = np.empty(n_sh, dtype=np.int64)
-    rank_of[np.argsort(df, kind="stable")] = np.arange(n_sh, dtype=np.int64)
-    singles = int(np.count_nonzero(df == 1))
-    return _split_by_text(p_owner, rank_of[sid], n_sh, len(word_lists)), singles
-
-
-def shared_shingles(word_lists: Sequence[Sequence[str | bytes]]) -> tuple[list[int], list[int], list[list[int]]]:
-    """What the join needs of each text: set size, count of unshared shingles, shared ranks.
+def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the join needs of each text: set size, unshared count, and its shared shingles as ranks.
 
     A shingle found in one text only can never be in an intersection, so only
     the shared ones (in two or more texts) are listed, ranked by how many texts
-    hold them (ties by an internal code). In the global rarity order of
-    `shingle_ranks` every unshared shingle comes first, so the first k
-    shingles of a text are its unshared ones and then its first
-    ``k - unshared`` shared ones.
+    hold them (ties by an internal code). In the global rarity order
+    (unshared shingles first, then shared ones by rank) the first k shingles of
+    a text are its unshared ones and then its first ``k - unshared`` shared ones.
 
     Args:
-        word_lists: Normalised word tuples, one per text.
+        word_ids: Dense word ids (`exact_word_ids`), text after text.
+        lens: Words per text.
+        vocab: Number of distinct word ids.
 
     Returns:
-        (sizes, unshared counts, ascending shared ranks), one entry per text.
+        (sizes, unshared counts, all texts' shared ranks (ascending within each
+        text, text after text), bounds: text t's ranks are ``[bounds[t], bounds[t + 1])``).
     """
-    n_texts = len(word_lists)
-    p_owner, sid, n_sh = _distinct_pairs(word_lists)
+    n_texts = len(lens)
+    p_owner, sid, n_sh = _distinct_pairs(word_ids, lens, vocab)
     df = np.bincount(sid, minlength=n_sh)
     sizes = np.bincount(p_owner, minlength=n_texts)
     shared = df[sid] >= 2
     unshared = sizes - np.bincount(p_owner[shared], minlength=n_texts)
     shared_ids = np.flatnonzero(df >= 2)
+    n_ranks = max(len(shared_ids), 1)
     rank_of = np.zeros(n_sh, dtype=np.int64)
     rank_of[shared_ids[np.argsort(df[shared_ids], kind="stable")]] = np.arange(len(shared_ids))
-    ranks = _split_by_text(p_owner[shared], rank_of[sid[shared]], len(shared_ids), n_texts)
-    return sizes.tolist(), unshared.tolist(), ranks
+    keyed = np.sort(p_owner[shared] * n_ranks + rank_of[sid[shared]])
+    bounds = np.searchsorted(keyed, np.arange(n_texts + 1) * n_ranks)
+    return sizes, unshared, keyed % n_ranks, bounds
 
 
-def _prefix_len(size: int, threshold: float) -> int:
-    """How many of the rarest shingles of a set of `size` must be indexed/probed."""
-    need = max(1, math.ceil(threshold * size * (1.0 - _SLACK)))
-    return size - min(need, size) + 1
+def _prefix_lists(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
+                  threshold: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Per text (those with any), the shared ranks of its prefix worth indexing, and those worth probing.
+
+    A text's prefix (its first ``s - ceil(t * s) + 1`` shingles in rarity
+    order, unshared ones first) does not depend on the join's progress, so it
+    is known in advance which prefix ranks some later text holds (only those
+    are worth indexing) and which some earlier text holds (only those are worth
+    probing); the others could never meet.
+    """
+    n_texts = len(sizes)
+    counts = np.diff(bounds)
+    k = np.clip(prefix_lengths(sizes, threshold) - unshared, 0, counts)
+    owner = np.repeat(np.arange(n_texts, dtype=np.int64), counts)
+    in_prefix = np.arange(len(flat), dtype=np.int64) - bounds[:-1][owner] < k[owner]
+    ranks, owner = flat[in_prefix], owner[in_prefix]
+    if len(ranks) == 0:
+        return {}, {}
+    by_rank = np.argsort(ranks, kind="stable")  # (rank, text) order: owners ascend on input
+    r_sorted, o_sorted = ranks[by_rank], owner[by_rank]
+    new_rank = np.ones(len(r_sorted), dtype=bool)
+    np.not_equal(r_sorted[1:], r_sorted[:-1], out=new_rank[1:])
+    group = np.cumsum(new_rank) - 1
+    starts = np.flatnonzero(new_rank)
+    first_of = o_sorted[starts]
+    last_of = o_sorted[np.append(starts[1:], len(o_sorted)) - 1]
+    to_index, to_probe = np.zeros(len(ranks), dtype=bool), np.zeros(len(ranks), dtype=bool)
+    to_index[by_rank] = o_sorted < last_of[group]
+    to_probe[by_rank] = o_sorted > first_of[group]
+
+    def split(mask: np.ndarray) -> dict[int, list[int]]:
+        # Only texts with something to index/probe get a list: most have none.
+        b = np.searchsorted(owner[mask], np.arange(n_texts + 1)).tolist()
+        values = ranks[mask].tolist()
+        return {t: values[b[t]:b[t + 1]] for t in np.unique(owner[mask]).tolist()}
+
+    return split(to_index), split(to_probe)
+
+
+def exact_word_ids(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(dense word id per word, words per text, vocabulary size): equal ids if and only if equal words."""
+    codes, lens = word_codes(texts, exact=True)
+    vocab = np.unique(codes)
+    return np.searchsorted(vocab, codes), lens, len(vocab)  # sorts the distinct codes only
+
+
+def active_texts(texts: Sequence[str], threshold: float) -> np.ndarray:
+    """Indices of the texts the join must look at; the others provably match nothing (`may_match`)."""
+    return np.flatnonzero(may_match(*word_codes(texts, exact=False), threshold))
 
 
 def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
@@ -203,60 +216,72 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
         rest = visit if anchors_first else visit[1:]
         return kept, {it.id: head for it in rest}
     texts = anchors_first + visit
-    word_lists = [word_keys(it.text) for it in texts]
-    sizes, unshared, ranks = shared_shingles(word_lists)
+    if not visit:
+        return [], {}
+    # Texts proven unable to match are left out: they are kept and never absorb anything.
+    active = active_texts([it.text for it in texts], threshold).tolist()
+    dropped = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold)
+    return [it for it in visit if it.id not in dropped], dropped
+
+
+def _join(texts: Sequence[Item], n_pinned: int, threshold: float) -> dict[str, str]:
+    """The prefix-filtered join over `texts` (pinned anchors first, then candidates in visiting order)."""
+    word_ids, lens, vocab = exact_word_ids([it.text for it in texts])
+    sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
+    index_ranks, probe_ranks = _prefix_lists(sizes_a, unshared, flat, bounds_a, threshold)
+    sizes, bounds = sizes_a.tolist(), bounds_a.tolist()
+    word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
     anchor_ids: list[str] = []
     anchor_pos: list[int] = []
     anchor_sets: dict[int, frozenset] = {}
-    first_with_words: dict[tuple[bytes, ...], int] = {}
+    first_with_words: dict[bytes, int] = {}
     index: dict[int, list[int]] = {}
-
-    def probe_ranks(pos: int) -> list[int]:
-        # The prefix of the full rarity order, minus the unshared shingles it starts with.
-        return ranks[pos][:max(0, _prefix_len(sizes[pos], threshold) - unshared[pos])]
 
     def shared_set(pos: int) -> frozenset:
         if pos not in anchor_sets:
-            anchor_sets[pos] = frozenset(ranks[pos])
+            anchor_sets[pos] = frozenset(flat[bounds[pos]:bounds[pos + 1]].tolist())
         return anchor_sets[pos]
 
-    def add_anchor(pos: int, item: Item) -> None:
+    def add_anchor(pos: int, key: bytes) -> None:
         a = len(anchor_ids)
-        anchor_ids.append(item.id)
+        anchor_ids.append(texts[pos].id)
         anchor_pos.append(pos)
-        first_with_words.setdefault(word_lists[pos], a)
-        for r in probe_ranks(pos):
-            index.setdefault(r, []).append(a)
-
-    for pos, item in enumerate(anchors_first):
-        add_anchor(pos, item)
-    kept: list[Item] = []
-    dropped: dict[str, str] = {}
-    base = len(anchors_first)
-    for off, item in enumerate(visit):
-        pos = base + off
-        size = sizes[pos]
-        match = first_with_words.get(word_lists[pos], len(anchor_ids))
-        probes: set[int] = set()
-        for r in probe_ranks(pos):
+        first_with_words.setdefault(key, a)
+        for r in index_ranks.get(pos, ()):
             hits = index.get(r)
-            if hits:
-                probes.update(hits)
-        for a in sorted(probes):
-            if a >= match:
-                break
-            other = sizes[anchor_pos[a]]
-            if min(size, other) / max(size, other) < threshold:
-                continue
-            # Unshared shingles never meet, so the shared sets give the intersection; the
-            # division is `jaccard`'s, on the same integers, hence the same float.
-            inter = len(shared_set(pos) & shared_set(anchor_pos[a]))
-            if inter / (size + other - inter) >= threshold:
-                match = a
-                break
+            if hits is None:
+                index[r] = [a]
+            else:
+                hits.append(a)
+
+    for pos in range(n_pinned):
+        add_anchor(pos, word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes())
+    dropped: dict[str, str] = {}
+    for pos in range(n_pinned, len(texts)):
+        key = word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes()
+        match = first_with_words.get(key, len(anchor_ids))
+        probe = probe_ranks.get(pos)
+        if probe:
+            size = sizes[pos]
+            probes: set[int] = set()
+            for r in probe:
+                hits = index.get(r)
+                if hits:
+                    probes.update(hits)
+            for a in sorted(probes):
+                if a >= match:
+                    break
+                other = sizes[anchor_pos[a]]
+                if min(size, other) / max(size, other) < threshold:
+                    continue
+                # Unshared shingles never meet, so the shared sets give the intersection; the
+                # division is `jaccard`'s, on the same integers, hence the same float.
+                inter = len(shared_set(pos) & shared_set(anchor_pos[a]))
+                if inter / (size + other - inter) >= threshold:
+                    match = a
+                    break
         if match < len(anchor_ids):
-            dropped[item.id] = anchor_ids[match]
+            dropped[texts[pos].id] = anchor_ids[match]
             continue
-        kept.append(item)
-        add_anchor(pos, item)
-    return kept, dropped
+        add_anchor(pos, key)
+    return dropped

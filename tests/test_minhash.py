@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from algorithms import Item, pack
 from algorithms.dedupe import DEDUPE_METHODS, dedupe_indexed, dedupe_minhash, jaccard, shingles, words
-from algorithms.dedupe_index import shingle_ranks
-from algorithms.minhash import NUM_PERM, lsh_params, minhash_signatures
+from algorithms.dedupe_index import exact_shingle_codes, exact_word_ids
+from algorithms.minhash import NUM_PERM, band_keys, lsh_params, minhash_signatures, signatures_flat
 
 
 def _corpus(n: int, seed: int) -> list[Item]:
@@ -43,12 +43,37 @@ def test_lsh_params_fit_the_signature_and_favour_recall():
 def test_signatures_estimate_jaccard_and_are_deterministic():
     a = [f"w{k}" for k in range(200)]
     b = a[:150] + [f"x{k}" for k in range(50)]
-    ranks, _ = shingle_ranks([tuple(a), tuple(b)])
-    sig = minhash_signatures(ranks)
+    owner, codes = exact_shingle_codes(*exact_word_ids([" ".join(a), " ".join(b)]))
+    sets = [codes[owner == t].tolist() for t in (0, 1)]
+    sig = minhash_signatures(sets)
     assert sig.shape == (2, NUM_PERM) and sig.dtype == np.uint32
-    assert np.array_equal(sig, minhash_signatures(ranks))
+    assert np.array_equal(sig, minhash_signatures(sets))
     true_j = jaccard(shingles(a), shingles(b))
     assert abs(float(np.mean(sig[0] == sig[1])) - true_j) < 0.12
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**64 - 2), min_size=1, max_size=40), min_size=1, max_size=30),
+       st.sampled_from([1, 7, 128]))
+def test_flat_signatures_are_the_per_set_minima(sets, num_perm):
+    values = np.array([x for s in sets for x in s], dtype=np.uint64)
+    lens = np.array([len(s) for s in sets])
+    sig = signatures_flat(values, lens, num_perm)
+    assert np.array_equal(sig, minhash_signatures(sets, num_perm))
+    # Row t is the elementwise minimum of its elements' one-element signatures.
+    singles = signatures_flat(values, np.ones(len(values), dtype=np.int64), num_perm)
+    ends = np.cumsum(lens)
+    for t in range(len(sets)):
+        assert np.array_equal(sig[t], singles[ends[t] - lens[t]:ends[t]].min(axis=0))
+
+
+def test_equal_bands_give_equal_keys():
+    rng = np.random.default_rng(0)
+    sigs = rng.integers(0, 2**32, size=(5, NUM_PERM), dtype=np.uint32)
+    sigs[3, :8] = sigs[1, :8]  # band 0 equal, the rest different
+    keys = band_keys(sigs, 16, 8)
+    assert keys.shape == (5, 16) and keys[3, 0] == keys[1, 0]
+    assert not np.any(keys[3, 1:] == keys[1, 1:])
 
 
 def test_every_minhash_drop_is_a_verified_match_with_an_earlier_anchor():

@@ -1,0 +1,196 @@
+"""Normalised words of many texts at once, as 64-bit codes, and the counting filter of the exact join.
+
+`word_codes` tokenises a whole batch with a few passes over one joined byte
+buffer instead of one regex (and one Python object per word) per text: the
+texts are joined with NUL separators, lower-cased, UTF-8 encoded and mapped by a
+byte table (ASCII letters and digits stay, every other byte becomes a space),
+so words are the maximal runs of kept bytes, exactly the ``[a-z0-9]+`` runs of
+`dedupe_core.words`. A word of up to 8 bytes is its own code (its bytes, little
+endian), so equal codes mean equal words. Longer words are either given exact
+ids through a dict (``exact=True``) or a hash of their length and first and
+last 8 bytes (``exact=False``): a function of the word, which is all the
+counting filter needs.
+
+`may_match` is that filter. A shingle found in one text only can never be
+shared, and a text whose unshared shingles number at least its prefix length
+``s - ceil(t * s) + 1`` can reach Jaccard >= t with no other text (it would need
+``ceil(t * s)`` shared shingles) and equals no other text's word list. Shingle
+hashes are counted in a table of about one slot per shingle; a slot hit once
+holds a shingle that occurs once in the whole batch, so counting those gives a
+lower bound on each text's unshared shingles and proves most unique texts inert
+without sorting anything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["word_codes", "shingle_hashes", "may_match", "prefix_lengths", "PREFIX_SLACK"]
+
+# Prefix lengths get this relative slack so float rounding in the reference's one
+# division can never make a filter drop a pair the reference would match.
+PREFIX_SLACK = 1e-12
+# Kept bytes: ASCII digits and lower-case letters; NUL (the text separator) stays NUL; the rest become spaces.
+_TABLE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 or c == 0 else 32 for c in range(256))
+# Low-byte masks: _LOW_BYTES[k] keeps the first k bytes of a little-endian 8-byte load.
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+_LONG_FLAG = np.uint64(1 << 63)  # never set in a code of <= 8 kept bytes (all bytes < 0x80)
+# Odd multipliers for hashing (fixed: results never depend on them, only the speed of the filter).
+_K = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+               0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53], dtype=np.uint64)
+# Texts are tokenised in blocks of about this many characters, bounding the temporaries.
+_BLOCK_CHARS = 1 << 18
+_MAX_TABLE_BITS = 24
+_HASH_BLOCK = 1 << 16  # trigram positions hashed per numpy block
+
+
+def _block_codes(texts: Sequence[str], long_ids: dict[bytes, int] | None) -> tuple[np.ndarray, np.ndarray]:
+    joined = "\x00".join(texts).lower().encode("utf-8", "surrogatepass")
+    if joined.count(b"\x00") != max(len(texts) - 1, 0):  # NULs inside texts: they only separate words
+        joined = "\x00".join(t.replace("\x00", " ") for t in texts).lower().encode("utf-8", "surrogatepass")
+    data = joined.translate(_TABLE) + bytes(8)  # the padding makes every 8-byte load in bounds
+    buf = np.frombuffer(data, dtype=np.uint8)
+    in_word = buf > 32
+    edges = np.flatnonzero(np.diff(in_word, prepend=False)).reshape(-1, 2)  # (start, end) per word
+    starts, ends = np.ascontiguousarray(edges[:, 0]), np.ascontiguousarray(edges[:, 1])
+    separators = np.flatnonzero(buf[:len(joined)] == 0)
+    lens = np.diff(np.searchsorted(starts, separators), prepend=0, append=len(starts)) if len(texts) else \
+        np.zeros(0, dtype=np.int64)
+    size = ends - starts
+    loads = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    codes = loads[starts] & _LOW_BYTES[np.minimum(size, 8)]
+    long = np.flatnonzero(size > 8)
+    if len(long):
+        if long_ids is None:
+            mixed = codes[long] * _K[0] ^ loads[ends[long] - 8] * _K[1] ^ size[long].astype(np.uint64) * _K[2]
+        else:
+            mixed = np.fromiter((long_ids.setdefault(data[s:e], len(long_ids))
+                                 for s, e in zip(starts[long].tolist(), ends[long].tolist())),
+                                dtype=np.uint64, count=len(long))
+        codes[long] = mixed | _LONG_FLAG
+    return codes, lens
+
+
+def word_codes(texts: Sequence[str], exact: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The words of every text as uint64 codes, concatenated, and the number of words per text.
+
+    Args:
+        texts: The texts.
+        exact: Equal codes if and only if equal words (long words through a
+            dict); otherwise long words get a hash, equal for equal words.
+
+    Returns:
+        (codes, words per text), codes in text order then word order.
+    """
+    long_ids: dict[bytes, int] | None = {} if exact else None
+    chars = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    # Block k holds the texts that end within its share of characters (at least one text each).
+    cuts = np.unique(np.searchsorted(chars, np.arange(1, int(chars[-1]) // _BLOCK_CHARS + 1) * _BLOCK_CHARS,
+                                     side="right")) if len(texts) else np.zeros(0, dtype=np.int64)
+    bounds = [0] + [int(c) for c in cuts if 0 < c < len(texts)] + [len(texts)]
+    parts = [_block_codes(texts[a:b], long_ids) for a, b in zip(bounds[:-1], bounds[1:])]
+    if not parts:
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    return np.concatenate([c for c, _ in parts]), np.concatenate([n for _, n in parts]).astype(np.int64)
+
+
+def _finish(h: np.ndarray) -> np.ndarray:
+    """Spread every input bit into the top bits, in place (the table slot is the top bits)."""
+    h ^= h >> np.uint64(29)
+    h *= _K[4]
+    h ^= h >> np.uint64(32)
+    h *= _K[5]
+    return h
+
+
+def _trigram_hashes(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Hashes of the word trigrams starting at positions lo..hi-1 (which need hi + 2 <= len(codes))."""
+    h = np.multiply(codes[lo:hi], _K[0])
+    tmp = np.multiply(codes[lo + 1:hi + 1], _K[1])
+    h ^= tmp
+    np.multiply(codes[lo + 2:hi + 2], _K[2], out=tmp)
+    h ^= tmp
+    return _finish(h)
+
+
+def _short_hashes(codes: np.ndarray, lens: np.ndarray, short: np.ndarray) -> np.ndarray:
+    """Hashes of the single shingle (the whole word tuple) of each text in `short` (texts under 3 words)."""
+    first = np.cumsum(lens)[short] - lens[short]
+    c0 = np.zeros(len(short), dtype=np.uint64)
+    c1 = np.zeros(len(short), dtype=np.uint64)
+    c0[lens[short] >= 1] = codes[first[lens[short] >= 1]]
+    c1[lens[short] >= 2] = codes[first[lens[short] >= 2] + 1]
+    return _finish(c0 * _K[3] ^ c1 * _K[1] ^ (lens[short].astype(np.uint64) + np.uint64(1)) * _K[2])
+
+
+def shingle_hashes(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owning text, 64-bit hash) of every distinct-position shingle; equal shingles, equal hashes.
+
+    Shingles are each text's word trigrams, or for a text under three words its
+    whole tuple; different shingles rarely share a hash. Owners ascend.
+    """
+    n_tri = max(len(codes) - 2, 0)
+    owner = np.repeat(np.arange(len(lens), dtype=np.int64), np.maximum(lens - 2, 1))
+    ends = np.cumsum(lens)
+    keep = np.ones(n_tri, dtype=bool)
+    cut = np.concatenate([ends - 1, ends - 2])
+    keep[cut[(cut >= 0) & (cut < n_tri)]] = False
+    h = _trigram_hashes(codes, 0, n_tri)[keep]
+    short = np.flatnonzero(lens < 3)
+    if len(short) == 0:
+        return owner, h
+    # Put each short text's hash where its owner's slot is (owners ascend).
+    merged = np.empty(len(owner), dtype=np.uint64)
+    is_short = np.isin(owner, short)
+    merged[is_short] = _short_hashes(codes, lens, short)
+    merged[~is_short] = h
+    return owner, merged
+
+
+def prefix_lengths(sizes: np.ndarray, threshold: float) -> np.ndarray:
+    """Per set size s, how many of its rarest shingles must be indexed/probed: s - ceil(t * s) + 1."""
+    need = np.maximum(1.0, np.ceil(threshold * sizes * (1.0 - PREFIX_SLACK)))
+    return sizes - np.minimum(need, sizes).astype(np.int64) + 1
+
+
+def may_match(codes: np.ndarray, lens: np.ndarray, threshold: float) -> np.ndarray:
+    """Boolean per text: False only for texts proven unable to match any other (see the module doc).
+
+    Args:
+        codes: Word codes of `word_codes` (exact or not).
+        lens: Words per text.
+        threshold: Jaccard threshold in (0, 1].
+
+    Returns:
+        The mask of texts the exact join still has to look at.
+    """
+    n_tri = max(len(codes) - 2, 0)
+    short = np.flatnonzero(lens < 3)
+    bits = min(_MAX_TABLE_BITS, max(10, math.ceil(math.log2(max(n_tri + len(short), 1)))))
+    shift = np.uint64(64 - bits)
+    # Table slot of the trigram at every word position, blockwise so the temporaries stay in cache.
+    # Trigrams crossing two texts are counted too: that can only hide a unique shingle, never invent one.
+    slots = np.empty(n_tri + len(short), dtype=np.int64)
+    for lo in range(0, n_tri, _HASH_BLOCK):
+        hi = min(lo + _HASH_BLOCK, n_tri)
+        slots[lo:hi] = (_trigram_hashes(codes, lo, hi) >> shift).view(np.int64)
+    slots[n_tri:] = (_short_hashes(codes, lens, short) >> shift).view(np.int64)
+    single = np.bincount(slots, minlength=1 << bits) == 1
+    once = single[slots]
+    del slots, single
+    ends = np.cumsum(lens)
+    starts = ends - lens
+    cut = np.concatenate([ends - 1, ends - 2])  # a trigram starting there would cross into the next text
+    once[cut[(cut >= 0) & (cut < n_tri)]] = False
+    unshared = np.zeros(len(lens), dtype=np.int64)
+    long = np.flatnonzero(lens >= 3)
+    if len(long):
+        # Text d's trigrams start at its first word and end 2 words early; the positions in between
+        # texts are all False, so each sum runs to the next long text's start.
+        unshared[long] = np.add.reduceat(once[:n_tri], starts[long], dtype=np.int64)
+    unshared[short] = once[n_tri:]
+    occurrences = np.maximum(lens - 2, 1)  # an upper bound on the set size (repeats counted)
+    return unshared < prefix_lengths(occurrences, threshold)
