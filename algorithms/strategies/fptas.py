@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from types import MappingProxyType
 
 import numpy as np
@@ -38,10 +39,13 @@ def fptas_plan(scores: list[float], lower: float, upper: float, eps: float) -> t
     Returns:
         (K, scaled profits, cap on the total scaled profit).
     """
-    scale = eps * lower / len(scores)
-    profits = [int(math.floor(s / scale)) for s in scores]
-    cap = min(int(math.floor(upper / scale * (1 + _BOUND_SLACK))) + 1, sum(profits))
-    return scale, profits, cap
+    # Work in units of the largest score so that tiny (even subnormal) scores
+    # cannot make K underflow to zero; lower >= max(scores) keeps K >= eps / n units.
+    unit = max(scores)
+    step = eps * (lower / unit) / len(scores)
+    profits = [int(math.floor((s / unit) / step)) for s in scores]
+    cap = min(int(math.floor((upper / unit) / step * (1 + _BOUND_SLACK))) + 1, sum(profits))
+    return step * unit, profits, cap
 
 
 class FPTAS(Strategy):
@@ -122,7 +126,8 @@ class FPTAS(Strategy):
             used += w
             most += 1
         derived = scale * (best_q + most) * (1 + _BOUND_SLACK)
-        bound = min(dantzig, derived)
+        # Below the normal float range the product has no relative precision left: keep Dantzig's.
+        bound = min(dantzig, derived) if max(scores) >= sys.float_info.min * 2**60 else dantzig
         optimal = True if score >= bound - 1e-9 * max(1.0, abs(bound)) else None
         return Selection(tuple(chosen), optimal=optimal, upper_bound=max(bound, score),
                          info={"eps": eps, "scale": scale, "levels": cap + 1, "dp_bytes": need})
