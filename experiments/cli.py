@@ -11,6 +11,11 @@ __all__ = ["main", "COMMANDS"]
 # name -> (module with add_arguments/main, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "pack": ("experiments.commands.pack", "pack a JSONL file of items and print the packing as JSON"),
+    "run": ("experiments.commands.run", "run or resume an experiment config (default configs/default.toml)"),
+    "report": ("experiments.commands.report", "re-derive summary.csv, summary.md and plots from runs.jsonl"),
+    "list": ("experiments.commands.list", "list strategies, orders, families and corpora with their parameters"),
+    "claims": ("experiments.commands.claims", "check every approximation claim and write results/claims/"),
+    "bench": ("experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
 }
 
 

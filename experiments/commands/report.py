@@ -1,0 +1,32 @@
+"""`packbench report DIR`: re-derive summary.csv, summary.md and plots from DIR/runs.jsonl."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["add_arguments", "main"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", type=Path, help="result directory holding runs.jsonl")
+
+
+def main(args: argparse.Namespace) -> int:
+    from ..report import PLOTS, write_report
+    from ..storage import RunStore
+
+    store = RunStore(args.dir)
+    if not store.path.is_file():
+        raise FileNotFoundError(f"{store.path.as_posix()}: no runs.jsonl in {args.dir.as_posix()!r}")
+    rows = store.load()
+    plots = list(PLOTS)
+    manifest_path = args.dir / "manifest.json"
+    if manifest_path.is_file():
+        configured = json.loads(manifest_path.read_text(encoding="utf-8")).get("config", {}).get("plots")
+        plots = [p for p in configured if p in PLOTS] if configured else plots
+    written = write_report(args.dir, rows, plots=plots)
+    print(f"packbench report: {len(rows)} rows -> {len(written)} files in {args.dir.as_posix()}", file=sys.stderr)
+    return 0

@@ -1,0 +1,135 @@
+"""Expand a config into runs, each with a stable id (a hash of its sorted parameters).
+
+A *unit* is one source (family or corpus) with one parameter combination and
+one seed: the instances it yields are built once per unit. A *cell* is one
+strategy/order/budget/near_dup combination. A run is (unit, instance, cell);
+its id depends only on what determines its result, never on the config's name,
+file or the position of an entry in it, so reordering a config or resuming
+after a crash finds the same ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .config import ExperimentConfig, source_registry
+
+__all__ = ["Cell", "Unit", "expand", "resolved", "run_params", "run_id", "label"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What a run does with an instance.
+
+    Attributes:
+        strategy: Strategy name.
+        strategy_params: Its parameters (one grid point).
+        order: Order name.
+        order_params: Its parameters (one grid point).
+        budget: Tokens (int), share of the instance's tokens (float) or "natural".
+        near_dup: Dedupe threshold, or None for no dedupe.
+        strategy_resolved: `strategy_params` with the defaults filled in (see `resolved`).
+        order_resolved: `order_params` with the defaults filled in.
+    """
+
+    strategy: str
+    strategy_params: Mapping[str, Any]
+    order: str
+    order_params: Mapping[str, Any]
+    budget: int | float | str
+    near_dup: float | None
+    strategy_resolved: Mapping[str, Any]
+    order_resolved: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One source parameter combination and seed, with every cell to run on its instances.
+
+    ``source_resolved`` holds `source_params` with the defaults filled in.
+    """
+
+    source: str
+    source_params: Mapping[str, Any]
+    seed: int
+    cells: tuple[Cell, ...]
+    source_resolved: Mapping[str, Any]
+
+
+def expand(config: ExperimentConfig) -> list[Unit]:
+    """The units of `config`, in config order (sources x their grid x seeds).
+
+    A unit's cells are strategies x their grid x orders x their grid x
+    budgets x near_dup, with the source's own budgets, near_dup and orders
+    when it overrides the experiment's.
+    """
+    units = []
+    for source in config.sources:
+        orders = source.orders or config.orders
+        cells = tuple(
+            Cell(strategy.name, sp, order.name, op, budget, None if near_dup == "off" else near_dup,
+                 resolved("strategy", strategy.name, sp), resolved("order", order.name, op))
+            for strategy in config.strategies for sp in strategy.grid()
+            for order in orders for op in order.grid()
+            for budget in source.budgets or config.budgets for near_dup in source.near_dup or config.near_dup)
+        # Building a source can be slow (a corpus checks its tokenizer), so resolve once per combination.
+        for params in source.grid():
+            full = resolved("source", source.name, params)
+            units += [Unit(source.name, params, seed, cells, full) for seed in config.seeds]
+    return units
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return repr(value)  # e.g. a callable default: named, so a change still changes the id
+
+
+def resolved(kind: str, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Every parameter of a source, strategy or order with its defaults filled in, JSON-able.
+
+    Run ids and rows use these, so changing a default in the code changes the
+    ids of the runs it affects instead of silently reusing old rows.
+    """
+    from algorithms import ORDERS, STRATEGIES
+
+    registry = {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
+    return {k: _jsonable(v) for k, v in sorted(registry[name](**params).params.items())}
+
+
+def run_params(config: ExperimentConfig, unit: Unit, instance_key: str, cell: Cell) -> dict[str, Any]:
+    """Everything that determines a run's result (timings aside), as a JSON-able dict."""
+    return {
+        "source": unit.source, "source_params": dict(unit.source_resolved),
+        "seed": unit.seed, "instance": instance_key, "strategy": cell.strategy,
+        "strategy_params": dict(cell.strategy_resolved),
+        "order": cell.order, "order_params": dict(cell.order_resolved),
+        "budget": cell.budget, "near_dup": cell.near_dup, "dedupe": config.dedupe,
+        "reference": config.reference_name,
+        "reference_params": resolved("strategy", config.reference_name, config.reference_params),
+        "curve": _jsonable(config.curve),
+    }
+
+
+def run_id(params: Mapping[str, Any]) -> str:
+    """A stable id: the first 16 hex digits of SHA-256 of the parameters as sorted-key JSON.
+
+    Raises:
+        TypeError: A parameter value is not JSON-serialisable.
+    """
+    blob = json.dumps(params, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def label(name: str, params: Mapping[str, Any]) -> str:
+    """A readable name for a parameterised entry, e.g. ``cpsat(time_limit=0.5)``."""
+    if not params:
+        return name
+    inner = ",".join(f"{k}={json.dumps(v) if isinstance(v, (list, tuple)) else v}" for k, v in sorted(params.items()))
+    return f"{name}({inner})"

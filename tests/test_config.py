@@ -1,0 +1,187 @@
+"""Config validation: every error kind names the key and, where there are choices, lists them."""
+
+from __future__ import annotations
+
+import pytest
+
+from algorithms import STRATEGIES
+from experiments.config import load_config, parse_config
+
+BASE = {
+    "name": "t",
+    "budgets": [100],
+    "sources": [{"name": "pisinger", "n": 5}],
+    "strategies": [{"name": "greedy"}],
+}
+
+
+def with_(**changes):
+    cfg = dict(BASE)
+    cfg.update(changes)
+    return cfg
+
+
+def error_of(data) -> str:
+    with pytest.raises(ValueError) as info:
+        parse_config(data)
+    return str(info.value)
+
+
+def test_valid_config_normalises_scalars_to_sweeps():
+    cfg = parse_config(with_(seeds=3, near_dup="off", budgets=0.5,
+                             strategies=[{"name": "cpsat", "time_limit": [0.1, 0.2], "workers": 1}]))
+    assert cfg.seeds == [3] and cfg.near_dup == ["off"] and cfg.budgets == [0.5]
+    assert cfg.strategies[0].grid() == [{"time_limit": 0.1, "workers": 1}, {"time_limit": 0.2, "workers": 1}]
+    assert cfg.reference_name == ("exact" if "exact" in STRATEGIES else "exact_dp")
+
+
+def test_unknown_top_level_key_lists_valid_keys():
+    msg = error_of(with_(budget=[5]))
+    assert "unknown key(s) 'budget'" in msg and "budgets" in msg and "strategies" in msg
+
+
+def test_missing_required_key_is_named():
+    data = dict(BASE)
+    del data["strategies"]
+    assert "strategies: missing required key" in error_of(data)
+
+
+def test_budgets_needed_at_top_level_or_in_every_source():
+    data = with_(sources=[{"name": "traps", "budgets": "natural"}, {"name": "pisinger"}])
+    del data["budgets"]
+    msg = error_of(data)
+    assert "budgets: missing for sources[1]" in msg
+    data["sources"][1]["budgets"] = [0.5]
+    cfg = parse_config(data)
+    assert cfg.sources[0].budgets == ["natural"] and cfg.sources[1].budgets == [0.5]
+
+
+def test_source_overrides_are_validated():
+    msg = error_of(with_(sources=[{"name": "traps", "near_dup": 2.0}]))
+    assert "sources[0]" in msg and "near_dup[0]" in msg
+    msg = error_of(with_(sources=[{"name": "traps", "orders": ["sideways"]}]))
+    assert "unknown order 'sideways'" in msg
+
+
+def test_wrong_type_names_key_and_value():
+    msg = error_of(with_(repeats="3"))
+    assert "repeats" in msg and "valid integer" in msg and "'3'" in msg
+
+
+def test_unknown_strategy_lists_registered_strategies():
+    msg = error_of(with_(strategies=[{"name": "gredy"}]))
+    assert "strategies[0]" in msg and "unknown strategy 'gredy'" in msg
+    for name in STRATEGIES:
+        assert name in msg
+
+
+def test_unknown_source_lists_families():
+    msg = error_of(with_(sources=[{"name": "pisinnger"}]))
+    assert "sources[0]" in msg and "unknown family or corpus 'pisinnger'" in msg
+    assert "pisinger" in msg and "retrieval" in msg and "traps" in msg
+
+
+def test_unknown_order_lists_orders():
+    msg = error_of(with_(orders=["middle"]))
+    assert "orders[0]" in msg and "unknown order 'middle'" in msg and "lost_in_middle" in msg
+
+
+def test_unknown_strategy_parameter_lists_valid_parameters():
+    msg = error_of(with_(strategies=[{"name": "cpsat", "timelimit": 1.0}]))
+    assert "strategies[0]" in msg and "'timelimit'" in msg and "time_limit" in msg and "workers" in msg
+
+
+def test_out_of_range_parameter_names_the_bound():
+    msg = error_of(with_(sources=[{"name": "pisinger", "n": [5, 0]}]))
+    assert "sources[0]" in msg and "'n'" in msg and ">= 1" in msg
+
+
+def test_wrong_parameter_type_is_reported_with_location():
+    msg = error_of(with_(strategies=[{"name": "cpsat", "time_limit": "fast"}]))
+    assert "strategies[0]" in msg and "time_limit" in msg and "'fast'" in msg
+
+
+def test_source_cross_parameter_rule():
+    msg = error_of(with_(sources=[{"name": "pisinger", "R": 1005}]))
+    assert "'R'" in msg and "multiple of 10" in msg
+
+
+def test_bad_budget_values():
+    assert "budgets[1]" in error_of(with_(budgets=[10, 1.5])) and "(0, 1]" in error_of(with_(budgets=[1.5]))
+    assert "budgets[0]" in error_of(with_(budgets=[-3])) and ">= 0" in error_of(with_(budgets=[-3]))
+    msg = error_of(with_(budgets=["all"]))
+    assert "natural" in msg and "'all'" in msg
+
+
+def test_bad_near_dup():
+    msg = error_of(with_(near_dup=[0.8, 1.2]))
+    assert "near_dup[1]" in msg and "[0, 1]" in msg and "off" in msg
+
+
+def test_unknown_reference_lists_strategies():
+    msg = error_of(with_(reference="optimal"))
+    assert "reference" in msg and "unknown strategy 'optimal'" in msg and "exact_dp" in msg
+
+
+def test_unknown_plot_lists_plots():
+    msg = error_of(with_(plots=["pie"]))
+    assert "plots" in msg and "unknown plot 'pie'" in msg and "ratio_vs_budget" in msg
+
+
+def test_entry_without_name_lists_choices():
+    msg = error_of(with_(strategies=[{"time_limit": 1.0}]))
+    assert "missing key 'name'" in msg and "greedy" in msg
+
+
+def test_bad_curve():
+    msg = error_of(with_(curve="gpt-9"))
+    assert "curve" in msg and "gpt-9" in msg
+
+
+def test_bad_experiment_name():
+    assert "name" in error_of(with_(name="../escape"))
+
+
+def test_registry_read_at_validation_time(monkeypatch):
+    from experiments.families import FAMILIES
+    from experiments.families.traps import Traps
+
+    class Late(Traps):
+        name = "late_family"
+
+    with pytest.raises(ValueError):
+        parse_config(with_(sources=[{"name": "late_family"}]))
+    monkeypatch.setitem(FAMILIES, "late_family", Late)
+    assert parse_config(with_(sources=[{"name": "late_family"}])).sources[0].name == "late_family"
+
+
+def test_load_config_reports_bad_toml_and_path(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nbudgets = [1,\n')
+    with pytest.raises(ValueError, match="not valid TOML"):
+        load_config(bad)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('name = "x"\nbudgets = [10]\nstrategies = [{name = "greedy"}]\n'
+                     'sources = [{name = "traps"}]\nseeds = [1, "two"]\n')
+    with pytest.raises(ValueError, match=r"wrong.toml: invalid config: seeds\[1\]"):
+        load_config(wrong)
+
+
+@pytest.mark.parametrize("name", ["default.toml", "smoke.toml", "budget_sweep.toml"])
+def test_shipped_configs_are_valid(name):
+    from experiments.provenance import REPO_ROOT
+
+    cfg = load_config(REPO_ROOT / "configs" / name)
+    assert cfg.name == name.removesuffix(".toml")
+
+
+def test_default_config_exercises_every_registered_name():
+    from algorithms import ORDERS
+    from experiments.config import source_registry
+    from experiments.provenance import REPO_ROOT
+
+    cfg = load_config(REPO_ROOT / "configs" / "default.toml")
+    assert {s.name for s in cfg.strategies} == set(STRATEGIES)
+    orders = {o.name for o in cfg.orders} | {o.name for s in cfg.sources for o in s.orders or ()}
+    assert orders == set(ORDERS)
+    assert {s.name for s in cfg.sources} == set(source_registry())

@@ -1,0 +1,125 @@
+"""Summaries and plots from rows, and the run/report/list commands."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from experiments.cli import main
+from experiments.commands.run import resolve_config_path
+from experiments.provenance import REPO_ROOT, relative_to_repo
+from experiments.report import PLOTS, markdown_table, order_table, overview, summarise, write_report
+
+
+def row(**kw):
+    base = {"experiment": "e", "run_id": kw.pop("run_id"), "source": "pisinger", "p_n": 10, "p_cls": "a",
+            "seed": 0, "instance": "seed=0", "strategy": "greedy", "strategy_label": "greedy",
+            "order": "original", "order_label": "original", "budget_spec": 100, "budget": 100, "near_dup": 0.8,
+            "status": "ok", "reason": None, "n_after_dedupe": 10, "score_ratio": 1.0, "ratio_kind": "exact",
+            "seconds_median": 0.001, "leak_tokens": 0.0, "utilisation": 0.5, "answer_recall": None,
+            "utility": 1.0, "order_efficiency": 1.0}
+    base.update(kw)
+    return base
+
+
+ROWS = [
+    row(run_id="1", score_ratio=0.5, seconds_median=0.001, leak_tokens=0.2, p_cls="a"),
+    row(run_id="2", score_ratio=0.9, seconds_median=0.003, leak_tokens=0.0, p_cls="a", seed=1),
+    row(run_id="3", score_ratio=0.7, ratio_kind="certified_lower_bound", seconds_median=0.002, p_cls="a", seed=2),
+    row(run_id="4", status="skipped", reason="cap", score_ratio=None, seconds_median=None, p_cls="a", seed=3),
+    row(run_id="5", p_cls="b", budget_spec="natural", strategy="exact_dp", strategy_label="exact_dp",
+        answer_recall=0.5, order="lost_in_middle", order_label="lost_in_middle", order_efficiency=0.5),
+]
+
+
+def test_summary_aggregates_per_source_budget_strategy():
+    s = summarise(ROWS)
+    assert list(s["source"]) == ["pisinger(cls=a)", "pisinger(cls=b)"]  # only varying params label a source
+    a = s.iloc[0]
+    assert (a["runs"], a["ok"], a["skipped"], a["timeout"], a["error"]) == (4, 3, 1, 0, 0)
+    assert a["ratio_mean"] == pytest.approx(0.7) and a["ratio_worst"] == pytest.approx(0.5)
+    assert a["ratio_kind"] == "certified_lower_bound"  # any bound-only ratio makes the group a lower bound
+    assert a["runtime_median_ms"] == pytest.approx(2.0)
+    assert a["runtime_p95_ms"] == pytest.approx(2.9)
+    assert a["leak_tokens_mean"] == pytest.approx(0.2 / 3)
+    assert math.isnan(a["answer_recall_mean"]) or a["answer_recall_mean"] is None
+    b = s.iloc[1]
+    assert (b["budget"], b["strategy"], b["ratio_kind"], b["answer_recall_mean"]) == ("natural", "exact_dp", "exact", 0.5)
+
+
+def test_overview_is_mean_ratio_per_strategy_and_source():
+    rows = ROWS + [row(run_id="6", source="traps", score_ratio=0.25, p_n=None, p_cls=None)]
+    t = overview(rows).set_index("strategy")
+    assert t.loc["greedy", "pisinger"] == pytest.approx(0.7) and t.loc["greedy", "traps"] == 0.25
+    assert t.loc["exact_dp", "pisinger"] == 1.0 and math.isnan(t.loc["exact_dp", "traps"])
+
+
+def test_order_table_and_markdown():
+    t = order_table(ROWS)
+    assert set(zip(t["order"], t["order_efficiency_mean"])) == {("original", 1.0), ("lost_in_middle", 0.5)}
+    md = markdown_table(summarise(ROWS))
+    lines = md.splitlines()
+    assert lines[0].startswith("| source | budget | strategy |") and lines[1].startswith("|---|")
+    assert len(lines) == 4 and "| pisinger(cls=a) | 100 | greedy | 4 | 3 |" in lines[2]
+
+
+def test_write_report_writes_every_plot_even_without_measured_rows(tmp_path):
+    written = write_report(tmp_path, [row(run_id="x", status="error", reason="boom", score_ratio=None)])
+    names = sorted(p.name for p in written)
+    assert names == sorted(["summary.csv", "summary.md"] + [f"{p}.png" for p in PLOTS])
+    assert all(p.stat().st_size > 0 for p in written)
+    assert "| pisinger | 100 | greedy | 1 | 0 | 0 | 0 | 1 |" in (tmp_path / "summary.md").read_text()
+
+
+def test_report_command_rederives_outputs(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["run", str(REPO_ROOT / "configs" / "smoke.toml"), "--out", str(out), "--no-progress",
+                 "--workers", "1"]) == 0
+    first = (out / "summary.csv").read_text()
+    (out / "summary.csv").unlink()
+    for plot in (out / "plots").iterdir():
+        plot.unlink()
+    assert main(["report", str(out)]) == 0
+    assert (out / "summary.csv").read_text() == first
+    assert len(list((out / "plots").iterdir())) == len(PLOTS)
+    assert main(["report", str(tmp_path / "missing")]) == 2
+    assert "no runs.jsonl" in capsys.readouterr().err
+
+
+def test_run_command_reports_config_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nbudgets = [10]\nsources = [{name = "traps"}]\nstrategies = [{name = "gredy"}]\n')
+    assert main(["run", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown strategy 'gredy'" in err and "greedy_best_single" in err
+    assert main(["run", "no/such.toml"]) == 2
+
+
+def test_default_config_resolves_from_cwd_then_repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert resolve_config_path(None) == REPO_ROOT / "configs" / "default.toml"
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "default.toml").write_text("")
+    assert resolve_config_path(None).resolve() == (tmp_path / "configs" / "default.toml").resolve()
+    with pytest.raises(FileNotFoundError, match="not found"):
+        resolve_config_path("nope.toml")
+
+
+def test_list_command_shows_registries(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("greedy", "exact_dp", "lost_in_middle", "pisinger", "retrieval", "traps", "ratio_vs_budget"):
+        assert name in out
+    assert "time_limit (default 10.0)" in out
+    assert main(["list", "families"]) == 0
+    assert "strategies:" not in capsys.readouterr().out
+
+
+def test_relative_to_repo_never_returns_machine_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert relative_to_repo(REPO_ROOT / "configs" / "smoke.toml") == "configs/smoke.toml"
+    assert relative_to_repo(tmp_path / "results" / "x") == "results/x"
+    outside = os.path.join(os.path.sep, "somewhere", "else", "file.toml")
+    assert relative_to_repo(outside) == "file.toml"
