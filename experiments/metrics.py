@@ -168,18 +168,24 @@ def positional_utility(chosen: Sequence[Item], curve: str | Sequence[float]) -> 
     return utility, (utility / best if best > 0 else 1.0)
 
 
-def answer_recall(chosen_ids: Sequence[str], answers: frozenset[str] | None,
-                  groups: Mapping[str, str] | None) -> float | None:
-    """Share of answer-bearing groups (ids when no ground truth) with a chosen member.
+def answer_recall(chosen_ids: Sequence[str], answers: frozenset[str] | None) -> float | None:
+    """Whether the packed context holds an answer-bearing candidate: 1.0 or 0.0.
+
+    Averaged over the instances of a corpus (one per question) this is the
+    share of questions whose packed context contains an answer-bearing
+    passage. A question none of whose candidates bears the answer scores 0:
+    its context cannot contain one.
+
+    Args:
+        chosen_ids: Ids of the returned items.
+        answers: Ids of the answer-bearing candidates, or None when unlabelled.
 
     Returns:
-        The share, or None when the instance has no answer labels or no answers.
+        1.0 or 0.0, or None when the instance has no answer labels.
     """
-    if not answers:
+    if answers is None:
         return None
-    group = (lambda i: groups.get(i, i)) if groups is not None else (lambda i: i)
-    wanted = {group(a) for a in answers}
-    return len(wanted & {group(i) for i in chosen_ids}) / len(wanted)
+    return 1.0 if answers.intersection(chosen_ids) else 0.0
 
 
 def budget_utilisation(tokens: int, budget: int) -> float | None:

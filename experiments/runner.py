@@ -163,7 +163,7 @@ def _measure(config: ExperimentConfig, inst: Instance, cell: Cell, budget: int, 
         "reference": ref.value, "reference_source": ref.source, "score_ratio": ratio, "ratio_kind": kind,
         **duplicate_leakage(chosen, inst.groups),
         "utility": utility, "order_efficiency": order_eff,
-        "answer_recall": answer_recall([it.id for it in chosen], inst.answers, inst.groups),
+        "answer_recall": answer_recall([it.id for it in chosen], inst.answers),
         "seconds_median": statistics.median(seconds), "seconds_p95": float(np.percentile(seconds, 95)),
         "chosen_ids": [it.id for it in chosen],
     })

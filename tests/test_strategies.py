@@ -145,3 +145,16 @@ def test_bnb_cut_by_time_limit_reports_not_optimal_with_a_bound():
     else:
         assert res.optimal is False and res.info["stopped"] == "time_limit"
         assert res.upper_bound >= exact.score - 1e-9
+
+
+def test_cpsat_cut_before_any_solution_returns_a_feasible_set_and_a_bound():
+    import random
+    rng = random.Random(1)
+    items = [Item(f"s{k}", f"d{k}", float(w + 1000), w) for k, w in ((k, rng.randint(1, 10000)) for k in range(2000))]
+    budget = sum(it.tokens for it in items) // 2
+    res = pack(items, budget, None, strategy="cpsat", time_limit=0.001)
+    exact = pack(items, budget, None, strategy="exact")
+    assert res.tokens <= budget and res.score > 0
+    if not res.optimal:
+        assert res.optimal is False and res.info["stopped"] == "time_limit"
+        assert res.upper_bound >= exact.score - 1e-9

@@ -8,6 +8,7 @@ from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from .base import Strategy
+from .greedy import greedy_fill
 from .scaling import integer_profits
 
 __all__ = ["CPSAT"]
@@ -31,7 +32,9 @@ class CPSAT(Strategy):
     error to the solver's bound. The search is seeded and, with more than one
     worker, interleaved, so the same input gives the same set. When
     ``time_limit`` cuts the search the best feasible set comes back with
-    ``optimal=False`` and the solver's proven bound (tightened by Dantzig's).
+    ``optimal=False`` and the solver's proven bound (tightened by Dantzig's);
+    the search starts from the density-greedy set, and when the limit hits
+    before any solution the greedy set comes back with Dantzig's bound.
 
     Params:
         time_limit: Seconds before the search is cut (default 10).
@@ -55,6 +58,10 @@ class CPSAT(Strategy):
         xs = [model.new_bool_var(f"x{k}") for k in keep]
         model.add(sum(cands[k].tokens * x for k, x in zip(keep, xs)) <= room)
         model.maximize(sum(p * x for p, x in zip(profits, xs)))
+        # Start from the density-greedy set so a short limit still ends with a good feasible answer.
+        start = set(greedy_fill(cands, room))
+        for k, x in zip(keep, xs):
+            model.add_hint(x, k in start)
         solver = cp.CpSolver()
         solver.parameters.max_time_in_seconds = self.params["time_limit"]
         solver.parameters.num_workers = self.params["workers"]
@@ -62,6 +69,12 @@ class CPSAT(Strategy):
         if self.params["workers"] > 1:
             solver.parameters.interleave_search = True
         status = solver.solve(model)
+        if status == cp.UNKNOWN:
+            # The limit hit before CP-SAT found a solution: the greedy start is feasible, Dantzig's bound holds.
+            chosen = tuple(sorted(start))
+            bound = max(dantzig_bound(cands, room), sum(cands[k].score for k in chosen))
+            return Selection(chosen, optimal=False, upper_bound=bound,
+                             info={"scale_error": err, "stopped": "time_limit"})
         if status not in (cp.OPTIMAL, cp.FEASIBLE):
             raise RuntimeError(f"strategy 'cpsat': solver ended with status {solver.status_name(status)}")
         chosen = tuple(k for k, x in zip(keep, xs) if solver.value(x))

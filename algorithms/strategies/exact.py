@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..bounds import fitting_positive
-from ..items import Problem, Selection
+from ..items import Item, Problem, Selection
 from ..params import Param, real_in
 from .base import Strategy
 from .bnb import bnb_knapsack
@@ -60,9 +60,15 @@ def instance_features(tokens: np.ndarray, scores: np.ndarray) -> tuple[bool, boo
     equal = bool(np.ptp(density) <= 1e-12 * float(density.max()))
     if len(tokens) < 2 or np.ptp(tokens) == 0 or np.ptp(scores) == 0:
         return equal, equal
-    t = tokens - tokens.mean()
-    s = scores - scores.mean()
-    corr = float(t @ s) / float(np.sqrt((t @ t) * (s @ s)))
+    # Scaled to unit maximum first: products of tiny (subnormal) scores would underflow to 0.
+    t = tokens / float(tokens.max())
+    s = scores / float(scores.max())
+    t = t - t.mean()
+    s = s - s.mean()
+    denom = float(np.sqrt((t @ t) * (s @ s)))
+    if denom == 0.0:
+        return equal, equal
+    corr = float(t @ s) / denom
     return corr >= _CORRELATED, equal
 
 
@@ -192,7 +198,7 @@ class Exact(Strategy):
         remaining = limit - (time.perf_counter() - start)
         if remaining <= 0:
             return positions, False, None, "bnb"
-        sub = Problem(tuple(_Lite(w, s) for w, s in zip(w_list, s_list)), room)
+        sub = Problem(tuple(Item(f"r{k}", "", s, w) for k, (w, s) in enumerate(zip(w_list, s_list))), room)
         try:
             sel = CPSAT(time_limit=remaining).select(sub)
         except RuntimeError:  # CP-SAT found nothing within the limit: keep branch and bound's set
@@ -218,13 +224,3 @@ class Exact(Strategy):
             upper = max(inc_score, fixed_score + sub_ub)
         upper = min(upper, red.upper_bound) if not optimal else upper
         return Selection(chosen, optimal=optimal, upper_bound=max(upper, score), info=info)
-
-
-class _Lite:
-    """The two fields CP-SAT reads, for a reduced sub-problem without building Items."""
-
-    __slots__ = ("tokens", "score")
-
-    def __init__(self, tokens: int, score: float) -> None:
-        self.tokens = tokens
-        self.score = score
