@@ -1,19 +1,9 @@
-"""Near-duplicate removal with seed 000's exact semantics, and the registry of methods.
-
-Words are the ``[a-z0-9]+`` runs of the lower-cased text. Candidates are visited
-in descending score (ties by id); one is dropped when its word list equals, or
-its word-trigram Jaccard similarity is >= the threshold with, a pinned item or
-an already kept candidate. Texts under three words form a single shingle: the
-whole word tuple.
-
-The `dropped` mapping names, for each dropped candidate, the first item it
-matched in visiting order (pinned items in input order, then kept candidates in
-the order they were kept), so every exact implementation reports the same partner.
+"""The registry of near-duplicate removal methods (the rule itself: see `dedupe_core`).
 
 Methods: "pairwise" is the reference definition (all pairs, O(m^2 L));
 "exact" (the default of `pack`) is the indexed join of `dedupe_index`, which
-returns exactly the same kept list and partners; "minhash" (`minhash`) is an
-approximate MinHash + LSH join for very large candidate sets.
+returns exactly the same kept list and `dropped` partners; "minhash"
+(`minhash`) is an approximate MinHash + LSH join for very large candidate sets.
 """
 
 from __future__ import annotations
