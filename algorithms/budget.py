@@ -70,7 +70,7 @@ def context_limit(model: str) -> int:
     Raises:
         ValueError: Unknown model (the message lists the known ones and says to pass ``limit=``).
     """
-    if model not in MODEL_LIMITS:
+    if not isinstance(model, str) or model not in MODEL_LIMITS:
         raise ValueError(f"unknown model {model!r} (limits checked {LIMITS_CHECKED}); known: "
                          f"{', '.join(sorted(MODEL_LIMITS))}; or pass limit= explicitly")
     return MODEL_LIMITS[model].context
@@ -149,7 +149,7 @@ def context_budget(model: str | None = None, *, limit: int | None = None, system
     if reserve > limit:
         raise ValueError(f"output_reserve ({output_reserve}) + safety_margin ({safety_margin}) = {reserve} "
                          f"exceeds the context limit of {limit} on its own")
-    if model is not None and model in MODEL_LIMITS and output_reserve > MODEL_LIMITS[model].max_output:
+    if isinstance(model, str) and model in MODEL_LIMITS and output_reserve > MODEL_LIMITS[model].max_output:
         raise ValueError(f"output_reserve ({output_reserve}) exceeds {model}'s maximum output of "
                          f"{MODEL_LIMITS[model].max_output}")
     system_tokens = _tokens_of("system", system, encoding)

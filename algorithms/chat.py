@@ -48,6 +48,11 @@ def _check_message(pos: int, message: Any) -> Mapping[str, Any]:
         if key == "tool_calls":
             if not isinstance(value, Sequence) or isinstance(value, str):
                 raise TypeError(f"messages[{pos}]: tool_calls must be a list, got {type(value).__name__}")
+            try:
+                _calls_json(value)
+            except (TypeError, ValueError) as exc:  # a set, an object, or keys of mixed types
+                raise TypeError(f"messages[{pos}]: tool_calls must be JSON data (dicts with str keys, lists, "
+                                f"str, numbers): {exc}") from None
         elif value is not None and not isinstance(value, str):
             raise TypeError(f"messages[{pos}]: field {key!r} must be a str, got {type(value).__name__}")
     if role == "tool" and not message.get("tool_call_id"):
@@ -61,15 +66,20 @@ def _fields(message: Mapping[str, Any]) -> list[str]:
     for key, value in message.items():
         if value is None:
             continue
-        out.append(json.dumps(value, sort_keys=True, separators=(",", ":")) if key == "tool_calls" else value)
+        out.append(_calls_json(value) if key == "tool_calls" else value)
     return out
+
+
+def _calls_json(calls: Any) -> str:
+    """A message's tool calls as compact JSON (keys sorted, so the count is deterministic)."""
+    return json.dumps(calls, sort_keys=True, separators=(",", ":"))
 
 
 def message_text(message: Mapping[str, Any]) -> str:
     """The text an Item carries for a message: its content, then its tool calls as JSON."""
     parts = [message.get("content") or ""]
     if message.get("tool_calls"):
-        parts.append(json.dumps(message["tool_calls"], sort_keys=True, separators=(",", ":")))
+        parts.append(_calls_json(message["tool_calls"]))
     return "\n".join(p for p in parts if p)
 
 
@@ -121,15 +131,16 @@ def tool_groups(messages: Sequence[Mapping[str, Any]]) -> dict[int, str]:
         for assistant messages with tool calls and the tool messages answering them.
 
     Raises:
-        ValueError: A tool message answers a call id that no earlier assistant message made.
+        ValueError: A tool call without a non-empty str id, or a tool message
+            answering a call id that no earlier assistant message made.
     """
     owner: dict[str, int] = {}
     out: dict[int, str] = {}
     for pos, m in enumerate(messages):
         for call in m.get("tool_calls") or ():
             call_id = call.get("id") if isinstance(call, Mapping) else None
-            if not call_id:
-                raise ValueError(f"messages[{pos}]: every tool call needs a non-empty 'id'")
+            if not call_id or not isinstance(call_id, str):
+                raise ValueError(f"messages[{pos}]: every tool call needs a non-empty str 'id', got {call_id!r}")
             owner[call_id] = pos
         if m.get("tool_calls"):
             out[pos] = f"tools@{pos}"
@@ -156,13 +167,17 @@ def items_from_messages(messages: Sequence[Mapping[str, Any]], encoding: str = D
         One Item per message (and the primer last), tokens including the framing overhead.
 
     Raises:
-        TypeError: A message, field or score has the wrong type.
-        ValueError: Unknown role, orphan tool result, or `scores` of the wrong length.
+        TypeError: A message, field or score has the wrong type, or `scores` is
+            not a sequence.
+        ValueError: Unknown role, orphan tool result, a tool call without a str
+            id, or `scores` of the wrong length.
     """
     counts = _per_message(messages, encoding)
     n = len(counts)
     if scores is None:
         scores = [(pos + 1) / n for pos in range(n)]
+    elif isinstance(scores, (str, bytes, Mapping)) or not isinstance(scores, Sequence) and not hasattr(scores, "__len__"):
+        raise TypeError(f"scores must be a sequence of numbers (one per message) or None, got {type(scores).__name__}")
     elif len(scores) != n:
         raise ValueError(f"scores has {len(scores)} entries for {n} messages")
     groups = tool_groups(messages)

@@ -177,6 +177,19 @@ def expected_utility(ordered: Sequence[Item | float], curve: Curve) -> float:
 
     Returns:
         The weighted sum (0.0 for an empty context).
+
+    Raises:
+        TypeError: An entry is neither an `Item` nor a finite number (the
+            message gives its position).
+        ValueError: Bad curve.
     """
-    scores = np.array([it.score if isinstance(it, Item) else float(it) for it in ordered], dtype=np.float64)
+    scores = []
+    for pos, it in enumerate(ordered):
+        if isinstance(it, Item):
+            scores.append(it.score)
+        elif isinstance(it, bool) or not isinstance(it, numbers.Real) or not math.isfinite(it):
+            raise TypeError(f"expected_utility: ordered[{pos}] must be an Item or a finite score, got {it!r}")
+        else:
+            scores.append(float(it))
+    scores = np.array(scores, dtype=np.float64)
     return float(np.dot(position_weights(curve, len(scores)), scores))

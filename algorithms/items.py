@@ -77,7 +77,8 @@ class Problem:
 
     Attributes:
         candidates: Non-pinned items that survived dedupe and have score >= 0, in input order.
-        room: Token budget left after the pinned items (>= 0).
+        room: Token budget left after the pinned items (>= 0); `pack` caps it at the
+            candidates' total tokens, which changes no choice.
         pinned: The pinned items, in input order.
     """
 

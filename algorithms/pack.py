@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -17,6 +18,10 @@ from .registry import ORDERS, STRATEGIES
 __all__ = ["pack", "validate_items", "validate_budget"]
 
 PINNED_OVERFLOW = ("raise", "clamp")
+# Token totals above this overflow int64 sums in numpy and the OR-Tools solvers.
+MAX_TOTAL_TOKENS = 2**62
+# Score totals above this overflow float sums (bounds add a fraction of an item to a total).
+MAX_TOTAL_SCORE = sys.float_info.max / 4
 
 
 def validate_items(items: Iterable[Item]) -> list[Item]:
@@ -46,6 +51,22 @@ def validate_budget(budget: Any) -> int:
     if budget < 0:
         raise ValueError(f"budget must be a non-negative int, got {budget!r}")
     return int(budget)
+
+
+def _check_totals(items: list[Item]) -> None:
+    """Reject token and score totals that no numeric solver can add up without overflow."""
+    tokens = sum(it.tokens for it in items)
+    if tokens > MAX_TOTAL_TOKENS:
+        raise ValueError(f"items: total tokens {tokens} exceed 2**62 (the largest the solvers can add up); "
+                         f"largest item {max(items, key=lambda it: it.tokens).id!r}")
+    try:
+        score = math.fsum(abs(it.score) for it in items)
+    except OverflowError:
+        score = math.inf
+    if score > MAX_TOTAL_SCORE:
+        raise ValueError(f"items: the absolute scores add up to more than {MAX_TOTAL_SCORE:.3g} (a quarter of the "
+                         f"float range), so sums overflow; rescale the scores "
+                         f"(largest: item {max(items, key=lambda it: abs(it.score)).id!r})")
 
 
 def _lookup(registry: Mapping[str, Any], name: Any, kind: str) -> Any:
@@ -107,9 +128,12 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     Raises:
         TypeError: An item, the budget or a parameter has the wrong type.
         ValueError: Repeated id, negative budget, unknown name or parameter,
-            value out of range, or pinned tokens over the budget with "raise".
+            value out of range, pinned tokens over the budget with "raise",
+            items whose tokens add up to more than 2**62, or whose absolute
+            scores add up to more than a quarter of the float range.
     """
     items = validate_items(items)
+    _check_totals(items)
     budget = validate_budget(budget)
     near_dup = _check_near_dup(near_dup)
     strategy_cls = _lookup(STRATEGIES, strategy, "strategy")
@@ -143,7 +167,9 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     # Input order, so strategies see retrieval order; negative scores can never help.
     survivors = tuple(it for it in candidates if it.id in kept_ids and it.score >= 0)
     room = budget - pinned_tokens
-    problem = Problem(survivors, room, tuple(pinned))
+    # A room above the candidates' total changes no choice; capping it keeps a "no limit"
+    # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
+    problem = Problem(survivors, min(room, sum(it.tokens for it in survivors)), tuple(pinned))
     selection = chooser.select(problem)
     picked = sorted(set(selection.indices))
     chosen = [survivors[k] for k in picked]

@@ -15,6 +15,7 @@ an API does with user content.
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -155,13 +156,22 @@ def encode_batch(texts: Sequence[str], encoding: str = DEFAULT_ENCODING, num_thr
         One token id list per text, in order.
 
     Raises:
-        TypeError: `texts` is a single str or holds a non-str (the message gives its position).
+        TypeError: `texts` is a single str or holds a non-str (the message gives
+            its position), or `num_threads` is not an int.
+        ValueError: `num_threads` < 1.
     """
     if isinstance(texts, str):
         raise TypeError("texts must be a sequence of str, not a single str")
     texts = [_check_text(t, f"texts[{k}]") for k, t in enumerate(texts)]
     enc = get_encoding(encoding)
-    threads = _threads() if num_threads is None else max(1, int(num_threads))
+    if num_threads is None:
+        threads = _threads()
+    elif isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
+        raise TypeError(f"num_threads must be an int >= 1 or None, got {type(num_threads).__name__} {num_threads!r}")
+    elif num_threads < 1:
+        raise ValueError(f"num_threads must be >= 1 (or None for the default), got {num_threads!r}")
+    else:
+        threads = int(num_threads)
     if threads == 1 or len(texts) < _MIN_PER_THREAD * 2:
         return [enc.encode_ordinary(t) for t in texts]
     size = max(_MIN_PER_THREAD, -(-len(texts) // threads))
@@ -195,11 +205,33 @@ def count_tokens_batch(texts: Sequence[str], encoding: str = DEFAULT_ENCODING,
         One count per text, in order.
 
     Raises:
-        TypeError: `texts` is a single str or holds a non-str (the message gives its position).
+        TypeError: `texts` is a single str or holds a non-str (the message gives
+            its position), or `num_threads` is not an int.
+        ValueError: `num_threads` < 1.
     """
     return [len(ids) for ids in encode_batch(texts, encoding, num_threads)]
 
 
 def decode_bytes(tokens: Sequence[int], encoding: str = DEFAULT_ENCODING) -> bytes:
-    """The raw bytes of a token sequence (a cut may end inside a UTF-8 character)."""
-    return get_encoding(encoding).decode_bytes(list(tokens))
+    """The raw bytes of a token sequence (a cut may end inside a UTF-8 character).
+
+    Raises:
+        TypeError: A token id is not an int (the message gives its position).
+        ValueError: A token id that `encoding` does not have (negative, or past
+            its vocabulary); the message gives its position.
+    """
+    enc = get_encoding(encoding)
+    ids = list(tokens)
+    for pos, tok in enumerate(ids):
+        if isinstance(tok, bool) or not isinstance(tok, numbers.Integral):
+            raise TypeError(f"tokens[{pos}] must be an int token id, got {type(tok).__name__} {tok!r}")
+    try:
+        return enc.decode_bytes([int(t) for t in ids])
+    except (KeyError, OverflowError):  # tiktoken's messages name neither the position nor the encoding
+        for pos, tok in enumerate(ids):
+            try:
+                enc.decode_single_token_bytes(int(tok))
+            except (KeyError, OverflowError):
+                raise ValueError(f"tokens[{pos}] = {tok!r} is not a token id of encoding {enc.name!r} "
+                                 f"(ids are in [0, {enc.n_vocab}))") from None
+        raise

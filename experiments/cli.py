@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(importlib.import_module(args._module).main(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:  # OSError: missing, unreadable or directory paths
         print(f"packbench {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

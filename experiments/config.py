@@ -174,7 +174,8 @@ class ExperimentConfig(BaseModel):
     sources: list[SourceEntry] = Field(min_length=1)
     strategies: list[StrategyEntry] = Field(min_length=1)
     orders: list[OrderEntry] = Field(default_factory=lambda: [OrderEntry(name="original")], min_length=1)
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    # Non-negative: the sources seed numpy generators, which reject negative seeds at run time.
+    seeds: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0], min_length=1)
     budgets: Budgets | None = None
     near_dup: NearDups = Field(default_factory=lambda: [0.8])
     repeats: int = Field(3, ge=1, le=1000)

@@ -4,8 +4,9 @@ Rows are appended one batch per write call to a file opened in append mode,
 then flushed and fsynced, so a finished row is on disk before the next one
 starts. A process killed mid-write can leave at most a partial last line;
 `RunStore.load` drops such lines (and any other line that is not a JSON
-object with a ``run_id``), rewrites the file atomically without them, and
-returns each run id once. Other outputs are written whole via a temporary
+object with a ``run_id``), rewrites the file atomically without them (unless
+called with ``repair=False``, as the read-only report does), and returns each
+run id once. Other outputs are written whole via a temporary
 file in the same directory and ``os.replace``, so readers see the old or the
 new file, never half of one.
 """
@@ -81,11 +82,15 @@ class RunStore:
         """Delete all rows (``--force``)."""
         self.path.unlink(missing_ok=True)
 
-    def load(self) -> list[dict[str, Any]]:
+    def load(self, repair: bool = True) -> list[dict[str, Any]]:
         """The stored rows, first occurrence of each run id, after repairing a crashed write.
 
+        Args:
+            repair: Rewrite the file without the dropped lines (what a resumed
+                run needs); False leaves the file as it is (read-only commands).
+
         Returns:
-            Rows in file order. `dropped_lines` counts lines that were removed.
+            Rows in file order. `dropped_lines` counts lines that were dropped.
         """
         if not self.path.exists():
             return []
@@ -107,7 +112,7 @@ class RunStore:
             rows.append(row)
             good.append(line + b"\n")
         self.dropped_lines = dropped
-        if dropped:
+        if dropped and repair:
             write_atomic(self.path, b"".join(good))
         return rows
 

@@ -49,6 +49,11 @@ def test_unknown_model_lists_known_ones():
         context_limit("gpt-99")
     with pytest.raises(ValueError, match="give a model name or limit="):
         context_budget()
+    # An unhashable model name used to surface as "unhashable type: 'list'".
+    with pytest.raises(ValueError, match=r"unknown model \['gpt-4o'\].*pass limit="):
+        context_limit(["gpt-4o"])
+    with pytest.raises(ValueError, match=r"unknown model \['gpt-4o'\]"):
+        context_budget(["gpt-4o"])
 
 
 @pytest.mark.parametrize("kwargs, err", [

@@ -93,6 +93,11 @@ def test_orphan_tool_result_is_an_error():
     ([{"role": "user", "content": 3}], TypeError, r"messages\[0\]: field 'content' must be a str"),
     (["hello"], TypeError, r"messages\[0\] must be a mapping"),
     ([{"role": "tool", "content": "x"}], ValueError, "needs a non-empty 'tool_call_id'"),
+    # Used to escape as json's "Object of type set is not JSON serializable" without the message position.
+    ([{"role": "assistant", "tool_calls": [{"id": "c1", "args": {1, 2}}]}], TypeError,
+     r"messages\[0\]: tool_calls must be JSON data"),
+    ([{"role": "assistant", "tool_calls": [{"id": "c1", 1: "x"}]}], TypeError,
+     r"messages\[0\]: tool_calls must be JSON data"),
 ])
 def test_bad_messages(msgs, err, match):
     with pytest.raises(err, match=match):
@@ -102,6 +107,18 @@ def test_bad_messages(msgs, err, match):
 def test_scores_length_checked():
     with pytest.raises(ValueError, match="scores has 1 entries for 7 messages"):
         items_from_messages(chat_with_tools(), scores=[1.0])
+    # A number, a generator or a str used to fail inside len() or build items from characters.
+    for bad in (5, (x for x in range(7)), "abcdefg"):
+        with pytest.raises(TypeError, match="scores must be a sequence of numbers"):
+            items_from_messages(chat_with_tools(), scores=bad)
+
+
+@pytest.mark.parametrize("call_id", [5, ["a"], ""])
+def test_tool_call_ids_must_be_non_empty_str(call_id):
+    # A list id was an "unhashable type" error; an int id could never be answered by a str tool_call_id.
+    msgs = [{"role": "assistant", "tool_calls": [{"id": call_id, "function": {"name": "f", "arguments": "{}"}}]}]
+    with pytest.raises(ValueError, match=r"messages\[0\]: every tool call needs a non-empty str 'id'"):
+        items_from_messages(msgs)
 
 
 def test_messages_from_packing_restores_conversation_order():

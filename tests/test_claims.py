@@ -199,3 +199,10 @@ def test_submodular_optimum_matches_the_objective_on_every_subset(seed):
                if sum(case.items[k].tokens for k in s) <= case.budget)
     assert submodular_optimum(case, params) == pytest.approx(best, abs=1e-12)
     assert math.isfinite(best)
+
+
+def test_negative_seed_is_an_error_naming_the_option(tmp_path, capsys):
+    # numpy's "expected non-negative integer" used to reach the user without naming --seed.
+    assert cli.main(["claims", "--quick", "--seed", "-1", "--out", str(tmp_path)]) == 2
+    assert "packbench claims: error: --seed must be >= 0, got -1" in capsys.readouterr().err
+    assert not (tmp_path / "claims.md").exists()

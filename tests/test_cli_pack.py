@@ -51,3 +51,27 @@ def test_errors_from_pack_exit_with_status_2(tmp_path, capsys):
     path = _write(tmp_path, [json.dumps({"id": "s", "text": "x", "score": 1, "tokens": 9, "pinned": True})])
     assert main(["pack", str(path), "--budget", "5"]) == 2
     assert "over the budget" in capsys.readouterr().err
+
+
+def test_bad_near_dup_is_named_by_argparse(tmp_path, capsys):
+    path = _write(tmp_path, [json.dumps({"id": "a", "text": "x", "score": 1, "tokens": 1})])
+    with pytest.raises(SystemExit) as info:
+        main(["pack", str(path), "--budget", "5", "--near-dup", "abc"])
+    assert info.value.code == 2
+    assert "argument --near-dup: must be a Jaccard threshold in [0, 1] or 'none', got 'abc'" in capsys.readouterr().err
+
+
+def test_unreadable_files_exit_with_status_2_and_a_message(tmp_path, capsys):
+    # A directory used to escape as an IsADirectoryError traceback; bytes that are not UTF-8 lost the path.
+    assert main(["pack", str(tmp_path), "--budget", "5"]) == 2
+    assert "packbench pack: error:" in capsys.readouterr().err
+    binary = tmp_path / "items.jsonl"
+    binary.write_bytes(b'{"id": "a"}\n\xff\xfe\n')
+    assert main(["pack", str(binary), "--budget", "5"]) == 2
+    assert re.search(r"items\.jsonl: not UTF-8 text .*expected JSONL", capsys.readouterr().err)
+
+
+def test_no_limit_budget_works_with_the_integer_solvers(tmp_path, capsys):
+    path = _write(tmp_path, [json.dumps({"id": i, "text": f"text {i}", "score": 1, "tokens": 2}) for i in "ab"])
+    assert main(["pack", str(path), "--budget", str(10**25), "--strategy", "cpsat"]) == 0
+    assert json.loads(capsys.readouterr().out)["ids"] == ["a", "b"]

@@ -113,6 +113,13 @@ def test_bad_budget_values():
     assert "natural" in msg and "'all'" in msg
 
 
+def test_negative_seed_is_rejected_at_load_time():
+    # Used to load, then turn every run into a "source unavailable" skipped row.
+    msg = error_of(with_(seeds=[0, -1]))
+    assert "seeds[1]" in msg and "greater than or equal to 0" in msg
+    assert parse_config(with_(seeds=[0, 2**40])).seeds == [0, 2**40]
+
+
 def test_bad_near_dup():
     msg = error_of(with_(near_dup=[0.8, 1.2]))
     assert "near_dup[1]" in msg and "[0, 1]" in msg and "off" in msg

@@ -53,6 +53,10 @@ def test_expected_utility():
     items = [Item("a", "a", 2.0, 1), Item("b", "b", 4.0, 1)]
     assert expected_utility(items, [0.5, 1.0]) == pytest.approx(1.0 + 4.0)
     assert expected_utility([], "gpt-3.5-turbo-20") == 0.0
+    # A NaN score used to come back as a NaN utility; a str as float()'s message without the position.
+    for bad in (float("nan"), "a", None, True):
+        with pytest.raises(TypeError, match=r"ordered\[1\] must be an Item or a finite score"):
+            expected_utility([1.0, bad], "gpt-3.5-turbo-20")
 
 
 @settings(max_examples=60, deadline=None)

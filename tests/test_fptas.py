@@ -143,3 +143,11 @@ def test_memory_cap_gives_clear_error():
     items = tuple(_items([(float(1 + k % 9), 1 + k % 11) for k in range(300)]))
     with pytest.raises(ValueError, match="max_memory_mb"):
         FPTAS(eps=0.01, max_memory_mb=0.01).select(Problem(items, 500))
+
+
+def test_memory_refusal_message_stays_readable_for_tiny_eps():
+    # The MiB figure was printed with 300 digits for eps = 1e-300.
+    items = [Item("a", "x", 3.0, 2), Item("b", "y", 2.0, 2), Item("c", "z", 1.0, 1)]
+    with pytest.raises(ValueError, match=r"needs 2\.\d+e\+\d+ MiB for 3 items at eps=1e-300") as info:
+        pack(items, 4, None, strategy="fptas", eps=1e-300)
+    assert len(str(info.value)) < 250

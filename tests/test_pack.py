@@ -124,3 +124,30 @@ def test_upper_bound_includes_the_pinned_score():
 
 def test_zero_budget_keeps_only_pinned():
     assert pack([Item("a", "x", 1, 1)], 0).ids == []
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+def test_a_no_limit_budget_takes_everything_with_every_strategy(strategy):
+    # sys.maxsize (or larger) as "no limit" once overflowed the DP's memory check and OR-Tools' int64 arguments.
+    items = [SYS, Item("a", "alpha beta gamma", 3.0, 5), Item("b", "delta epsilon", 1.0, 4, source="d"),
+             Item("c", "zeta eta theta", 2.0, 3)]
+    for budget in (2**63 - 1, 10**30):
+        res = pack(items, budget, strategy=strategy)
+        assert res.ids == ["sys", "a", "b", "c"] and res.budget == budget and res.tokens == 22
+
+
+def test_token_totals_beyond_int64_headroom_are_rejected_naming_the_item():
+    items = [Item("a", "x", 1.0, 2**62), Item("b", "y", 1.0, 3)]
+    with pytest.raises(ValueError, match=r"total tokens .* exceed 2\*\*62.*largest item 'a'"):
+        pack(items, 10, strategy="cpsat")
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "exact_dp", "fptas"])
+def test_score_totals_that_overflow_a_float_are_rejected_naming_the_item(strategy):
+    items = [Item("a", "x y z", 1e308, 3), Item("b", "p q r", 1e308, 3), Item("c", "s t u", 1.0, 1)]
+    with pytest.raises(ValueError, match=r"absolute scores add up to more than .* \(largest: item 'a'\)"):
+        pack(items, 7, strategy=strategy)
+    # Large but summable scores still pack exactly.
+    big = [Item("a", "x y z", 1e300, 3), Item("b", "p q r", 2e300, 3), Item("c", "s t u", 5e299, 4)]
+    res = pack(big, 7, strategy="exact")
+    assert res.ids == ["a", "b"] and res.score == pytest.approx(3e300)

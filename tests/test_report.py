@@ -88,6 +88,18 @@ def test_report_command_rederives_outputs(tmp_path, capsys):
     assert "no runs.jsonl" in capsys.readouterr().err
 
 
+def test_report_command_warns_about_unreadable_lines_and_leaves_the_file_alone(tmp_path, capsys):
+    # It used to print "0 rows" and silently rewrite runs.jsonl without the lines it could not read.
+    out = tmp_path / "r"
+    out.mkdir()
+    raw = b'not json\n{"no_run_id": 1}\n{"run_id": "x", "trunc'
+    (out / "runs.jsonl").write_bytes(raw)
+    assert main(["report", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: skipped 3 unreadable line(s)" in err and "0 rows" in err
+    assert (out / "runs.jsonl").read_bytes() == raw
+
+
 def test_run_command_reports_config_errors(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\nbudgets = [10]\nsources = [{name = "traps"}]\nstrategies = [{name = "gredy"}]\n')

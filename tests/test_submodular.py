@@ -165,3 +165,19 @@ def test_errors():
         objective_value([a], [Item("b", "b", 1.0, 1)])
     with pytest.raises(ValueError, match="objective"):
         objective_value([a], objective="cube")
+
+
+def test_objective_value_rejects_negative_scores_and_bad_lam():
+    # A negative score once gave relevance < 0 and a silent NaN from the square root.
+    neg, pos = Item("neg", "x", -1.0, 1), Item("pos", "y", 2.0, 1)
+    with pytest.raises(ValueError, match=r"candidate\(s\) \['neg'\] have negative scores"):
+        objective_value([neg, pos])
+    with pytest.raises(ValueError, match=r"\['neg'\] have negative scores"):
+        objective_value([pos], [neg, pos])
+    for lam in (float("nan"), float("inf"), "1", None):
+        with pytest.raises(TypeError, match="parameter 'lam' must be a finite number"):
+            objective_value([pos], lam=lam)
+    with pytest.raises(ValueError, match="parameter 'lam' must be >= 0"):
+        objective_value([pos], lam=-0.5)
+    # Pinned items may have any score: they only enter through coverage.
+    assert objective_value([Item("p", "y", -5.0, 1, pinned=True), pos], lam=0.0) == pytest.approx(1.0)

@@ -148,3 +148,25 @@ def test_honours_tiktoken_cache_dir(tmp_path, monkeypatch):
         assert count_tokens(SAMPLES[2]) == len(reference().encode_ordinary(SAMPLES[2]))
     finally:
         get_encoding.cache_clear()
+
+
+def test_num_threads_must_be_a_positive_int():
+    # Used to be silently clamped to 1 (0, -3), truncated (2.7) or a bare int() error ('x').
+    texts = ["a b c"] * 200
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match=r"num_threads must be >= 1 .* got " + str(bad)):
+            count_tokens_batch(texts, num_threads=bad)
+    for bad in (2.7, "x", True):
+        with pytest.raises(TypeError, match="num_threads must be an int >= 1 or None"):
+            tokens.encode_batch(texts, num_threads=bad)
+
+
+def test_decode_bytes_names_the_bad_token_id():
+    ids = encode("hello world")
+    assert tokens.decode_bytes(ids) == b"hello world"
+    n_vocab = get_encoding().n_vocab
+    for bad in (-1, n_vocab, 10**30):
+        with pytest.raises(ValueError, match=r"tokens\[1\] = .* is not a token id of encoding .*\[0, "):
+            tokens.decode_bytes([ids[0], bad])
+    with pytest.raises(TypeError, match=r"tokens\[0\] must be an int token id, got str"):
+        tokens.decode_bytes(["a"])

@@ -114,7 +114,7 @@ class ExactDP(Strategy):
         cap = self.params["max_memory_mb"] * 2**20
         if need > cap:
             raise ValueError(
-                f"strategy 'exact_dp': needs {need / 2**20:.0f} MiB of decision bits for "
+                f"strategy 'exact_dp': needs {need / 2**20:.6g} MiB of decision bits for "
                 f"{len(keep)} items and room {room}, above max_memory_mb="
                 f"{self.params['max_memory_mb']:g}; use strategy 'bnb' or 'cpsat' (or 'exact', "
                 f"which reduces the instance first), or raise max_memory_mb")

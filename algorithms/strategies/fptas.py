@@ -91,7 +91,7 @@ class FPTAS(Strategy):
         limit = self.params["max_memory_mb"] * 2**20
         if need > limit:
             raise ValueError(
-                f"strategy 'fptas': needs {need / 2**20:.1f} MiB for {len(keep)} items at eps={eps:g} "
+                f"strategy 'fptas': needs {need / 2**20:.6g} MiB for {len(keep)} items at eps={eps:g} "
                 f"(about n^2/eps bits), above max_memory_mb={self.params['max_memory_mb']:g}; "
                 f"raise eps or max_memory_mb, or use strategy 'exact_dp'")
 

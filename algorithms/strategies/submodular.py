@@ -52,15 +52,20 @@ class SubmodularObjective:
         objective: "sqrt" (per-source square root) or "linear".
 
     Raises:
-        ValueError: `objective` unknown or `lam` negative.
+        ValueError: `objective` unknown, `lam` negative, or a candidate with a
+            negative score (the square root needs relevance >= 0; `pack` sets
+            such candidates aside before any strategy runs).
+        TypeError: `lam` is not a finite number.
     """
 
     def __init__(self, candidates: Sequence[Item], pinned: Sequence[Item] = (), *, lam: float = 0.5,
                  similarity: Similarity = "jaccard", objective: str = "sqrt") -> None:
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {list(OBJECTIVES)!r}, got {objective!r}")
-        if not lam >= 0:
-            raise ValueError(f"lam must be >= 0, got {lam!r}")
+        one_of(*OBJECTIVES)("submodular objective", "objective", objective)
+        lam = real_in(0.0)("submodular objective", "lam", lam)
+        negative = [it.id for it in candidates if it.score < 0]
+        if negative:
+            raise ValueError(f"submodular objective: candidate(s) {negative!r} have negative scores; the "
+                             f"objective needs scores >= 0 (pack never offers negative-scored candidates)")
         n = len(candidates)
         self.n, self.lam, self.sqrt = n, float(lam), objective == "sqrt"
         self.rel = relevance(np.array([it.score for it in candidates], dtype=np.float64))
@@ -127,7 +132,9 @@ def objective_value(items: Sequence[Item], candidates: Sequence[Item] | None = N
 
     Raises:
         ValueError: A chosen non-pinned item whose id is not in `candidates`,
-            an unknown `objective`, or a negative `lam`.
+            an unknown `objective`, a negative `lam`, or a non-pinned item with
+            a negative score in the pool.
+        TypeError: `lam` is not a finite number.
     """
     items = list(items)
     pinned = [it for it in items if it.pinned]

@@ -21,6 +21,8 @@ def main(args: argparse.Namespace) -> int:
     # Imported here so `packbench --help` stays fast.
     from experiments.claims import ClaimViolation, run_claims
 
+    if args.seed < 0:  # numpy's own message ("expected non-negative integer") names no option
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
     try:
         rows = run_claims(args.out, quick=args.quick, seed=args.seed)
     except ClaimViolation as exc:

@@ -18,29 +18,35 @@ def read_items(path: Path) -> list[Item]:
     """Read one item per line (blank lines skipped).
 
     Raises:
-        ValueError: A line is not a JSON object, has unknown or missing fields,
-            or an invalid value; the message gives the line number.
+        ValueError: The file is not UTF-8, or a line is not a JSON object, has
+            unknown or missing fields, or an invalid value (the message gives
+            the line number).
+        OSError: The file cannot be read (missing, a directory, no permission).
     """
     items = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-            unknown = sorted(set(obj) - _FIELDS)
-            missing = sorted({"id", "text", "score", "tokens"} - set(obj))
-            if unknown or missing:
-                raise ValueError(f"{path}:{lineno}: unknown fields {unknown} / missing fields {missing}; "
-                                 f"fields are {sorted(_FIELDS)}")
-            try:
-                items.append(Item(**obj))
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{lineno}: {exc}") from None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); expected JSONL") from None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        unknown = sorted(set(obj) - _FIELDS)
+        missing = sorted({"id", "text", "score", "tokens"} - set(obj))
+        if unknown or missing:
+            raise ValueError(f"{path}:{lineno}: unknown fields {unknown} / missing fields {missing}; "
+                             f"fields are {sorted(_FIELDS)}")
+        try:
+            items.append(Item(**obj))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}:{lineno}: {exc}") from None
     return items
 
 
@@ -49,13 +55,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, required=True, help="token budget")
     parser.add_argument("--strategy", default="greedy_best_single", choices=sorted(STRATEGIES))
     parser.add_argument("--order", default="original", choices=sorted(ORDERS))
-    parser.add_argument("--near-dup", default="0.8",
+    parser.add_argument("--near-dup", type=_near_dup, default=0.8,
                         help="Jaccard threshold in [0, 1], or 'none' to turn dedupe off")
 
 
+def _near_dup(text: str) -> float | None:
+    """The --near-dup value: 'none' turns dedupe off, anything else must be a number."""
+    if text.lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a Jaccard threshold in [0, 1] or 'none', got {text!r}") from None
+
+
 def main(args: argparse.Namespace) -> int:
-    near_dup = None if str(args.near_dup).lower() == "none" else float(args.near_dup)
-    result = pack(read_items(args.items), args.budget, near_dup, strategy=args.strategy, order=args.order)
+    result = pack(read_items(args.items), args.budget, args.near_dup, strategy=args.strategy, order=args.order)
     out = result.to_dict()
     del out["seconds"]  # keep the output deterministic
     json.dump(out, sys.stdout, indent=2)

@@ -21,7 +21,10 @@ def main(args: argparse.Namespace) -> int:
     store = RunStore(args.dir)
     if not store.path.is_file():
         raise FileNotFoundError(f"{store.path.as_posix()}: no runs.jsonl in {args.dir.as_posix()!r}")
-    rows = store.load()
+    rows = store.load(repair=False)  # a report must not rewrite the data it reads
+    if store.dropped_lines:
+        print(f"packbench report: warning: skipped {store.dropped_lines} unreadable line(s) of "
+              f"{store.path.as_posix()} (not a JSON row with a run_id, or a repeated run_id)", file=sys.stderr)
     plots = list(PLOTS)
     manifest_path = args.dir / "manifest.json"
     if manifest_path.is_file():
