@@ -180,3 +180,14 @@ def test_cpsat_without_any_solution_returns_the_greedy_start_and_dantzig_bound(m
     assert res.ids == greedy == ["a", "c"]
     assert res.optimal is False and res.info["stopped"] == "time_limit"
     assert res.upper_bound == pytest.approx(dantzig_bound(items, 100)) and res.upper_bound >= 90.0
+
+
+@pytest.mark.parametrize("strategy", EXACT)
+@pytest.mark.parametrize("unit", [1e-300, 5e-324, 1e300])
+def test_exact_strategies_handle_extreme_score_scales(strategy, unit):
+    # Scores far from 1 must not vanish or overflow when scaled to integers.
+    items = [Item("a", "one", 3 * unit, 2), Item("b", "two", 2 * unit, 1), Item("c", "three", 2 * unit, 1)]
+    res = pack(items, 2, None, strategy=strategy)
+    assert res.optimal is True
+    assert res.ids == ["b", "c"] and res.score == 4 * unit
+    assert res.upper_bound >= res.score

@@ -52,7 +52,7 @@ class BranchAndBound(Strategy):
     instances, but on strongly correlated ones (score = tokens + const) it can
     run past any limit where the DP takes milliseconds, hence ``time_limit``.
     Scores are scaled to integers by `integer_profits` (integral scores are
-    exact; otherwise the error is at most n / scale, relative < n * 2**-49).
+    exact; otherwise the error is at most n profit units, relative < n * 2**-49).
     When the limit cuts the search it returns the best set found with
     ``optimal=False`` and the Dantzig bound as ``upper_bound``.
 

@@ -26,10 +26,10 @@ class CPSAT(Strategy):
     """0/1 knapsack as a CP-SAT model: maximise sum(p_i x_i) s.t. sum(t_i x_i) <= room.
 
     Scores are scaled to integers by `integer_profits`: integral scores are used
-    as they are; otherwise they are multiplied by a power of two ``scale`` with
-    total below 2**50 and rounded, so the returned set is within n / scale of
-    the true optimum (relative error < n * 2**-49) and ``upper_bound`` adds that
-    error to the solver's bound. The search is seeded and, with more than one
+    as they are; otherwise they are normalised by the largest score, multiplied
+    by a power of two keeping the total below 2**50 and rounded, so the returned
+    set is within n * (score per profit unit) of the true optimum (relative
+    error < n * 2**-49) and ``upper_bound`` adds that error to the solver's bound. The search is seeded and, with more than one
     worker, interleaved, so the same input gives the same set. When
     ``time_limit`` cuts the search the best feasible set comes back with
     ``optimal=False`` and the solver's proven bound (tightened by Dantzig's);
@@ -52,7 +52,7 @@ class CPSAT(Strategy):
         keep = fitting_positive(cands, room)
         if not keep:
             return Selection((), optimal=True, upper_bound=0.0)
-        profits, scale, err = integer_profits([cands[k].score for k in keep])
+        profits, per_profit, err = integer_profits([cands[k].score for k in keep])
         cp = _cp_model()
         model = cp.CpModel()
         xs = [model.new_bool_var(f"x{k}") for k in keep]
@@ -81,6 +81,6 @@ class CPSAT(Strategy):
         score = sum(cands[k].score for k in chosen)
         if status == cp.OPTIMAL:
             return Selection(chosen, optimal=True, upper_bound=score + err, info={"scale_error": err})
-        bound = min(solver.best_objective_bound / scale + err, dantzig_bound(cands, room))
+        bound = min(solver.best_objective_bound * per_profit + err, dantzig_bound(cands, room))
         return Selection(chosen, optimal=False, upper_bound=max(bound, score),
                          info={"scale_error": err, "stopped": "time_limit"})

@@ -15,25 +15,31 @@ _HEADROOM = 2.0 ** 50
 def integer_profits(scores: Sequence[float]) -> tuple[list[int], float, float]:
     """Scale non-negative scores to integers.
 
-    Integral scores whose total is below 2**50 are used as they are (scale 1,
-    no error). Otherwise scores are multiplied by the power of two
-    ``scale = 2**floor(log2(2**50 / total))`` and rounded; each profit is then
-    off by at most 0.5 / scale, so the set a solver proves optimal for the
-    integer profits scores at most ``n / scale`` below the true optimum
-    (n = number of items), i.e. a relative error below n * 2**-49.
+    Integral scores whose total is below 2**50 are used as they are (one score
+    unit per profit unit, no error). Otherwise scores are divided by the largest
+    one and multiplied by ``2**k``, the largest power of two keeping the total
+    below 2**50, then rounded. A profit unit is then worth
+    ``per_profit = max(scores) / 2**k`` of score and each profit is off by at
+    most half of that, so the set a solver proves optimal for the integer
+    profits scores at most ``n * per_profit`` below the true optimum (n = number
+    of items): a relative error below n * 2**-49. Normalising by the largest
+    score first keeps every step in the float range even for tiny (subnormal)
+    scores.
 
     Args:
         scores: Non-negative, finite scores.
 
     Returns:
-        (integer profits, scale, absolute error bound on the total score).
+        (integer profits, score per profit unit, absolute error bound on the total score).
     """
     total = math.fsum(scores)
     if all(float(s).is_integer() for s in scores) and total < _HEADROOM:
         return [int(s) for s in scores], 1.0, 0.0
-    if total <= 0:
+    unit = max(scores, default=0.0)
+    if unit <= 0:
         return [0] * len(scores), 1.0, 0.0
-    # Capped so that tiny totals (subnormal scores) cannot overflow the float exponent.
-    scale = 2.0 ** min(math.floor(math.log2(_HEADROOM) - math.log2(total)), 960)
-    profits = [int(round(s * scale)) for s in scores]
-    return profits, scale, len(scores) / scale
+    relative = [s / unit for s in scores]  # the largest is exactly 1
+    power = 2.0 ** math.floor(math.log2(_HEADROOM) - math.log2(math.fsum(relative)))
+    profits = [int(round(r * power)) for r in relative]
+    per_profit = unit / power
+    return profits, per_profit, len(scores) * per_profit
