@@ -26,7 +26,8 @@ from typing import Any
 from .items import Item
 from .tokens import DEFAULT_ENCODING, count_tokens_batch
 
-__all__ = ["TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMER_TOKENS", "REPLY_PRIMER_ID", "message_text",
+__all__ = ["TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMER_TOKENS", "REPLY_PRIMER_ID", "TOOL_GROUP_PREFIX",
+           "message_text",
            "message_tokens", "count_message_tokens", "items_from_messages", "tool_groups",
            "messages_from_packing"]
 
@@ -34,6 +35,7 @@ TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMER_TOKENS = 3
 REPLY_PRIMER_ID = "reply-primer"
+TOOL_GROUP_PREFIX = "tools@"  # Item.source of a tool call and its results: "tools@{position of the call}"
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 
@@ -143,13 +145,13 @@ def tool_groups(messages: Sequence[Mapping[str, Any]]) -> dict[int, str]:
                 raise ValueError(f"messages[{pos}]: every tool call needs a non-empty str 'id', got {call_id!r}")
             owner[call_id] = pos
         if m.get("tool_calls"):
-            out[pos] = f"tools@{pos}"
+            out[pos] = f"{TOOL_GROUP_PREFIX}{pos}"
         if m.get("role") == "tool":
             call_pos = owner.get(m.get("tool_call_id"))
             if call_pos is None:
                 raise ValueError(f"messages[{pos}]: tool_call_id {m.get('tool_call_id')!r} answers no earlier "
                                  f"tool call")
-            out[pos] = f"tools@{call_pos}"
+            out[pos] = f"{TOOL_GROUP_PREFIX}{call_pos}"
     return out
 
 

@@ -96,3 +96,12 @@ def test_random_chats_keep_pairs_and_recency(seed, extra, contiguous):
         cands = [it.id for it in items if not it.pinned]
         flags = [c in kept for c in cands]
         assert flags == sorted(flags)
+
+
+def test_document_sources_do_not_group_unless_asked():
+    from algorithms import Item
+    # Retrieval chunks carry their document as source: recency must not treat a document as a tool exchange.
+    items = [Item(f"c{k}", f"chunk {k} of the manual", 1.0, 10, source="manual.pdf") for k in range(5)]
+    assert pack(items, 30, None, strategy="recency").ids == ["c2", "c3", "c4"]
+    assert pack(items, 30, None, strategy="recency", group_by="source").ids == []
+    assert pack(items, 50, None, strategy="recency", group_by="source").ids == [f"c{k}" for k in range(5)]
