@@ -31,6 +31,9 @@ from algorithms.strategies.mmr import MMR
 from algorithms.strategies.prefix import Prefix
 from algorithms.strategies.submodular import Submodular, SubmodularObjective
 
+from .claims.core import subset_masks
+from .claims.submodular import subset_objective_values
+
 __all__ = ["main", "random_instance", "subset_masks", "knapsack_optimum", "submodular_optimum", "run"]
 
 VOCAB = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "iota", "kappa"]
@@ -62,11 +65,6 @@ def random_instance(rng: np.random.Generator, max_items: int) -> tuple[tuple[Ite
     return items, room, family
 
 
-def subset_masks(n: int) -> np.ndarray:
-    """All 2**n subsets as a (2**n, n) 0/1 matrix; row m is the binary expansion of m."""
-    return ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(np.float64)
-
-
 def knapsack_optimum(items: Sequence[Item], room: int, masks: np.ndarray) -> float:
     """Exact best total score within `room` by enumerating every subset."""
     w = masks @ np.array([it.tokens for it in items], dtype=np.float64)
@@ -75,23 +73,9 @@ def knapsack_optimum(items: Sequence[Item], room: int, masks: np.ndarray) -> flo
 
 
 def submodular_optimum(f: SubmodularObjective, items: Sequence[Item], room: int, masks: np.ndarray) -> float:
-    """Exact max of f over feasible subsets, vectorised over all subsets.
-
-    Coverage of subset m is built from m without its highest bit, one bit level at a time.
-    """
-    n = len(items)
-    onehot = np.zeros((n, f.n_groups))
-    onehot[np.arange(n), f.group] = f.rel
-    sums = masks @ onehot
-    value = (np.sqrt(sums) if f.sqrt else sums).sum(axis=1)
-    if f.sim is not None:
-        cover = np.empty((2 ** n, n))
-        cover[0] = f.base_cover
-        for b in range(n):
-            cover[2 ** b:2 ** (b + 1)] = np.maximum(cover[:2 ** b], f.sim[b])
-        value = value + f.lam * cover.sum(axis=1)
+    """Exact max of f over feasible subsets, vectorised over all subsets."""
     w = masks @ np.array([it.tokens for it in items], dtype=np.float64)
-    return float(value[w <= room].max())
+    return float(subset_objective_values(f, masks)[w <= room].max())
 
 
 def _knapsack_rows() -> list[tuple[str, str, float | None, Callable[[], object]]]:

@@ -11,7 +11,7 @@ from algorithms import pack
 from algorithms.dedupe import words
 from experiments.families import FAMILIES
 from experiments.families.pinned import pinned_items
-from experiments.families.pisinger import PISINGER_CLASSES, Pisinger, pisinger_weights_profits
+from experiments.families.pisinger import Pisinger, pisinger_weights_profits
 from experiments.families.retrieval import Retrieval, edit_words
 from experiments.families.traps import Traps
 

@@ -25,7 +25,7 @@ from algorithms.items import Problem
 
 __all__ = ["TOL", "Case", "ClaimResult", "ClaimViolation", "HOLDS", "VIOLATED", "NOT_APPLICABLE",
            "brute_force_optimum", "subset_masks", "case_from_json", "case_to_json", "run_strategy",
-           "strategy_value", "derive_rng", "below", "missing_dependency", "items_of"]
+           "strategy_value", "derive_rng", "below", "items_of"]
 
 TOL = 1e-9
 HOLDS, VIOLATED, NOT_APPLICABLE = "holds", "violated", "not applicable"
@@ -89,12 +89,6 @@ class ClaimResult:
 def below(ratio: float, bound: float) -> bool:
     """True when `ratio` is below `bound` by more than the tolerance."""
     return ratio < bound - TOL
-
-
-def missing_dependency(claim: str, statement: str, source: str, bound: str, what: str) -> ClaimResult:
-    """A row for a claim whose code under test has not landed."""
-    return ClaimResult(claim, statement, source, bound, None, "", 0, NOT_APPLICABLE,
-                       f"dependency missing: {what}")
 
 
 def derive_rng(seed: int, label: str) -> np.random.Generator:

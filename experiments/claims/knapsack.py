@@ -20,7 +20,7 @@ from algorithms.strategies.greedy import density_order, greedy_fill
 
 from .adversarial import SearchSpace
 from .checks import GroupOutput, PlotSpec, Settings, claim_row
-from .core import Case, brute_force_optimum, derive_rng, items_of, missing_dependency, strategy_value
+from .core import Case, brute_force_optimum, derive_rng, items_of, strategy_value
 
 __all__ = ["exact_optimum", "best_single_value", "best_single_then_fill_value", "knapsack_claims",
            "KNAPSACK_MEASURES", "fptas_timing"]
@@ -183,9 +183,7 @@ def fptas_timing(settings: Settings) -> tuple[list[tuple[float, float, int]], fl
 
 
 def knapsack_claims(settings: Settings) -> GroupOutput:
-    """Claims 1, 2a-2d, 3 (when `fptas` is registered) and 4a-4b."""
-    from algorithms import STRATEGIES
-
+    """Claims 1, 2a-2d, 3 and 4a-4b."""
     out = GroupOutput()
     ws = sorted({int(round(w)) for w in np.logspace(1, 5, 13)})
     fam1 = greedy_family(ws)
@@ -208,37 +206,32 @@ def knapsack_claims(settings: Settings) -> GroupOutput:
     claim_row("2d", "Best single item first, then greedy fill, alone has no constant bound: (1+d)/W.",
               "folklore (why seed 000 also keeps greedy)", "best_single_then_fill/optimum", {},
               famd, SPACE, settings, bound=None, bound_text="none ((1+d)/W -> 0)", out=out)
-    if "fptas" in STRATEGIES:
-        for eps in FPTAS_EPS:
-            claim_row(f"3 eps={eps:g}", f"FPTAS value >= (1 - eps) * optimum for eps = {eps:g}.",
-                      "Ibarra & Kim (1975); Vazirani (2001) Alg. 8.2, Thm. 8.4", "fptas/optimum", {"eps": eps},
-                      [(lbl, c, None) for lbl, c, _ in fam2 + fam1], SPACE, settings, bound=1 - eps, bound_text=f">= {1 - eps:g}", out=out)
-        claim_row("3 size", "FPTAS DP uses at most 4n/eps + 1 profit levels (n fitting items), so time is "
-                  "O(n^2/eps), within Vazirani's O(n^3/eps).", "fptas module docstring; Vazirani (2001) Thm. 8.4",
-                  "(4n/eps+1)/fptas levels", {"eps": 0.05}, [], SPACE, settings, bound=1.0,
-                  bound_text="(4n/eps+1) / levels >= 1", out=out)
-        points, slope_t, slope_c = fptas_timing(settings)
-        n = 200 if settings.quick else 1000
-        table = "\n".join(f"| {e:g} | {1 / e:g} | {c} | {t:.4f} |" for e, t, c in points)
-        out.sections.append(
-            "## Claim 3: FPTAS running time\n\n"
-            f"`fptas` on the same 3 random instances of n = {n} items for each eps: median DP profit levels "
-            "(deterministic) and median seconds (reported, not asserted: the machine is shared, so seconds "
-            "vary run to run). The DP does one numpy pass over its levels per item, so both should grow "
-            "about linearly in 1/eps.\n\n"
-            f"| eps | 1/eps | DP levels | median seconds |\n|---|---|---|---|\n{table}\n\n"
-            f"Log-log slope against 1/eps: DP levels **{slope_c:.2f}**, seconds **{slope_t:.2f}** "
-            "(linear growth: 1; seconds flatten where per-item overhead dominates).\n")
-        out.plots.append(PlotSpec("claim3_fptas_time", f"FPTAS cost vs 1/eps (n={n})", "1/eps",
-                                  "median seconds / DP levels (scaled)",
-                                  [("seconds", [1 / e for e, _, _ in points], [t for _, t, _ in points], "o-"),
-                                   ("DP levels / 1e6", [1 / e for e, _, _ in points],
-                                    [c / 1e6 for _, _, c in points], "s--")], logx=True, logy=True))
-    else:
-        for eps in FPTAS_EPS:
-            out.rows.append(missing_dependency(f"3 eps={eps:g}", f"FPTAS value >= (1 - eps) * optimum for eps = {eps:g}.",
-                                               "Ibarra & Kim (1975); Vazirani (2001) Alg. 8.2",
-                                               f">= {1 - eps:g}", "strategy 'fptas' is not registered"))
+    for eps in FPTAS_EPS:
+        claim_row(f"3 eps={eps:g}", f"FPTAS value >= (1 - eps) * optimum for eps = {eps:g}.",
+                  "Ibarra & Kim (1975); Vazirani (2001) Alg. 8.2, Thm. 8.4", "fptas/optimum", {"eps": eps},
+                  [(lbl, c, None) for lbl, c, _ in fam2 + fam1], SPACE, settings, bound=1 - eps,
+                  bound_text=f">= {1 - eps:g}", out=out)
+    claim_row("3 size", "FPTAS DP uses at most 4n/eps + 1 profit levels (n fitting items), so time is "
+              "O(n^2/eps), within Vazirani's O(n^3/eps).", "fptas module docstring; Vazirani (2001) Thm. 8.4",
+              "(4n/eps+1)/fptas levels", {"eps": 0.05}, [], SPACE, settings, bound=1.0,
+              bound_text="(4n/eps+1) / levels >= 1", out=out)
+    points, slope_t, slope_c = fptas_timing(settings)
+    n = 200 if settings.quick else 1000
+    table = "\n".join(f"| {e:g} | {1 / e:g} | {c} | {t:.4f} |" for e, t, c in points)
+    out.sections.append(
+        "## Claim 3: FPTAS running time\n\n"
+        f"`fptas` on the same 3 random instances of n = {n} items for each eps: median DP profit levels "
+        "(deterministic) and median seconds (reported, not asserted: the machine is shared, so seconds "
+        "vary run to run). The DP does one numpy pass over its levels per item, so both should grow "
+        "about linearly in 1/eps.\n\n"
+        f"| eps | 1/eps | DP levels | median seconds |\n|---|---|---|---|\n{table}\n\n"
+        f"Log-log slope against 1/eps: DP levels **{slope_c:.2f}**, seconds **{slope_t:.2f}** "
+        "(linear growth: 1; seconds flatten where per-item overhead dominates).\n")
+    out.plots.append(PlotSpec("claim3_fptas_time", f"FPTAS cost vs 1/eps (n={n})", "1/eps",
+                              "median seconds / DP levels (scaled)",
+                              [("seconds", [1 / e for e, _, _ in points], [t for _, t, _ in points], "o-"),
+                               ("DP levels / 1e6", [1 / e for e, _, _ in points],
+                                [c / 1e6 for _, _, c in points], "s--")], logx=True, logy=True))
     allfit = [(f"all fit, n={n}", _case([(n - k, k + 1) for k in range(n)], n * (n + 1) // 2), 1.0)
               for n in (2, 5, 10)]
     claim_row("4a", "Dantzig (LP relaxation) bound >= optimum.", "Dantzig (1957)", "dantzig_bound/optimum", {},

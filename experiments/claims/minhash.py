@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .checks import GroupOutput, PlotSpec, Settings
-from .core import HOLDS, VIOLATED, ClaimResult, derive_rng, missing_dependency
+from .core import HOLDS, VIOLATED, ClaimResult, derive_rng
 
 __all__ = ["jaccard_pairs", "std_experiment", "lsh_experiment", "minhash_claims"]
 
@@ -85,13 +85,7 @@ def lsh_experiment(s: float, bands: int, rows: int, trials: int, seed: int) -> d
 def minhash_claims(settings: Settings) -> GroupOutput:
     """Claims 7a (estimator std) and 7b (LSH candidate curve at the default threshold 0.8)."""
     out = GroupOutput()
-    try:
-        from algorithms.minhash import NUM_PERM, lsh_params
-    except ImportError as exc:
-        for claim in ("7a", "7b"):
-            out.rows.append(missing_dependency(claim, "MinHash / LSH vs theory", BRODER, "~ theory",
-                                               f"algorithms.minhash ({exc})"))
-        return out
+    from algorithms.minhash import NUM_PERM, lsh_params
     trials = 300 if settings.quick else 2000
     js = (0.1, 0.3, 0.5, 0.7, 0.9)
     ks = (32, 64, NUM_PERM)

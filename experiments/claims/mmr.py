@@ -23,7 +23,7 @@ import numpy as np
 
 from .adversarial import SearchSpace
 from .checks import GroupOutput, Settings, claim_row
-from .core import Case, items_of, missing_dependency, subset_masks
+from .core import Case, items_of, subset_masks
 from .submodular import TEXT_POOL
 
 __all__ = ["relevance_and_similarity", "mmr_sequence_value", "mmr_optimum", "mmr_claims", "MMR_MEASURES"]
@@ -106,12 +106,6 @@ MMR_MEASURES = {"mmr/optimum of its objective": _mmr}
 def mmr_claims(settings: Settings) -> GroupOutput:
     """Claim 6 for lam = 0.7 (the default) and 0.5."""
     out = GroupOutput()
-    try:
-        from algorithms.strategies.mmr import MMR  # noqa: F401
-    except ImportError as exc:
-        out.rows.append(missing_dependency("6", "MMR has no guarantee", SOURCE, "none",
-                                           f"algorithms.strategies.mmr ({exc})"))
-        return out
     ws = [10, 20, 50, 100, 200] if settings.quick else [10, 20, 50, 100, 200, 500]
     for lam in (0.7, 0.5):
         # Distinct one-word texts: no shared shingles, so F is additive and the family's optimum is W units.

@@ -24,7 +24,7 @@ import itertools
 import numpy as np
 
 from .checks import GroupOutput, PlotSpec, Settings, fmt
-from .core import HOLDS, VIOLATED, ClaimResult, below, derive_rng, missing_dependency
+from .core import HOLDS, VIOLATED, ClaimResult, below, derive_rng
 
 __all__ = ["order_utilities", "positions_claims", "zipf_scores"]
 
@@ -61,18 +61,8 @@ def _all_permutations_best(scores: list[float], preset) -> float:
 def positions_claims(settings: Settings) -> GroupOutput:
     """One row per shipped curve, a utilities table and a bar plot."""
     out = GroupOutput()
-    try:
-        from algorithms import ORDERS
-        from algorithms.curves import PRESETS
-        from algorithms.curves import expected_utility  # noqa: F401
-    except ImportError as exc:
-        out.rows.append(missing_dependency("8", "curve order is the max", SOURCE, "curve >= every order",
-                                           f"algorithms.curves ({exc})"))
-        return out
-    if "curve" not in ORDERS:
-        out.rows.append(missing_dependency("8", "curve order is the max", SOURCE, "curve >= every order",
-                                           "order 'curve' is not registered"))
-        return out
+    from algorithms.curves import PRESETS
+
     randoms = 20 if settings.quick else 200
     table = ["| curve | k | original (random input) | score_desc | lost_in_middle | curve | best simple order |",
              "|---|---|---|---|---|---|---|"]
@@ -107,7 +97,7 @@ def positions_claims(settings: Settings) -> GroupOutput:
             f"8 {name}", f"curve order maximises expected position-weighted utility ({name}, k={k}); "
             f"best simple order under Zipf: {best_simple}.", SOURCE, "curve / other order >= 1",
             worst_ratio, fname, len(cases) * 4 + 720, verdict,
-            f"Zipf utilities: " + ", ".join(f"{o} {util[o]:.4f}" for o in SIMPLE + ("curve",)) +
+            "Zipf utilities: " + ", ".join(f"{o} {util[o]:.4f}" for o in SIMPLE + ("curve",)) +
             f"; curve vs all 720 orders of the top 6: {fmt(exhaustive_ratio)}",
             family=f"{fmt(min(util['curve'] / util[o] for o in SIMPLE))} (Zipf, k={k})",
             search=f"{fmt(worst_ratio)} ({randoms} random score vectors + Zipf)",
