@@ -1,7 +1,7 @@
 """packbench's packing library: one `pack` interface over pluggable strategies.
 
 Example:
-    >>> from algorithms import Item, pack
+    >>> from packbench.algorithms import Item, pack
     >>> items = [Item("sys", "You are terse.", 0, 5, pinned=True),
     ...          Item("a", "refunds take thirty days", 3.0, 6),
     ...          Item("b", "shipping is free", 1.0, 4)]

@@ -25,7 +25,7 @@
    caught (equal texts have equal bands).
 
 Measured side by side (2-core machine, `random_candidates` seed 3, t = 0.8;
-``python3 -m experiments.bench.minhash_compare 10000 100000``), recall and
+``python3 -m packbench.experiments.bench.minhash_compare 10000 100000``), recall and
 precision of the dropped set against the exact join:
 
 ============  ==========  ==========  ==========  ===================

@@ -10,18 +10,21 @@ __all__ = ["main", "COMMANDS"]
 
 # name -> (module with add_arguments/main, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "pack": ("experiments.commands.pack", "pack a JSONL file of items and print the packing as JSON"),
-    "run": ("experiments.commands.run", "run or resume an experiment config (default configs/default.toml)"),
-    "report": ("experiments.commands.report", "re-derive summary.csv, summary.md and plots from runs.jsonl"),
-    "list": ("experiments.commands.list", "list strategies, orders, families and corpora with their parameters"),
-    "claims": ("experiments.commands.claims", "check every approximation claim and write results/claims/"),
-    "bench": ("experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
+    "pack": ("packbench.experiments.commands.pack", "pack a JSONL file of items and print the packing as JSON"),
+    "run": ("packbench.experiments.commands.run", "run or resume an experiment config (default configs/default.toml)"),
+    "report": ("packbench.experiments.commands.report", "re-derive summary.csv, summary.md and plots from runs.jsonl"),
+    "list": ("packbench.experiments.commands.list", "list strategies, orders, families and corpora with their parameters"),
+    "claims": ("packbench.experiments.commands.claims", "check every approximation claim and write results/claims/"),
+    "bench": ("packbench.experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
+    from .. import __version__
+
     parser = argparse.ArgumentParser(prog="packbench", description="Context packing research harness")
+    parser.add_argument("--version", action="version", version=f"packbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)

@@ -52,7 +52,7 @@ def source_registry() -> dict[str, Any]:
 
 
 def _registry(kind: str) -> dict[str, Any]:
-    from algorithms import ORDERS, STRATEGIES
+    from packbench.algorithms import ORDERS, STRATEGIES
     return {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
 
 
@@ -202,7 +202,7 @@ class ExperimentConfig(BaseModel):
     @field_validator("dedupe")
     @classmethod
     def _check_dedupe(cls, value: str) -> str:
-        from algorithms import DEDUPE_METHODS
+        from packbench.algorithms import DEDUPE_METHODS
         if value not in DEDUPE_METHODS:
             raise ValueError(f"unknown dedupe method {value!r}; valid: {', '.join(sorted(DEDUPE_METHODS))}")
         return value
@@ -225,7 +225,7 @@ class ExperimentConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check_reference(self) -> "ExperimentConfig":
-        from algorithms import STRATEGIES
+        from packbench.algorithms import STRATEGIES
         ref = self.reference_name
         if ref not in STRATEGIES:
             raise ValueError(f"reference: unknown strategy {ref!r}; valid: {', '.join(sorted(STRATEGIES))}")
@@ -251,7 +251,7 @@ class ExperimentConfig(BaseModel):
         """The reference strategy: the configured one, else "exact" if registered, else "exact_dp"."""
         if self.reference is not None:
             return self.reference
-        from algorithms import STRATEGIES
+        from packbench.algorithms import STRATEGIES
         return "exact" if "exact" in STRATEGIES else "exact_dp"
 
     @property

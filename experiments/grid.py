@@ -97,7 +97,7 @@ def resolved(kind: str, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     Run ids and rows use these, so changing a default in the code changes the
     ids of the runs it affects instead of silently reusing old rows.
     """
-    from algorithms import ORDERS, STRATEGIES
+    from packbench.algorithms import ORDERS, STRATEGIES
 
     registry = {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
     return {k: _jsonable(v) for k, v in sorted(registry[name](**params).params.items())}

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from algorithms import Item
-from algorithms.params import Param, resolve_params
+from packbench.algorithms import Item
+from packbench.algorithms.params import Param, resolve_params
 
 __all__ = ["Instance", "Source"]
 

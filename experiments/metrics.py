@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms import DEDUPE_METHODS, Item, curves
-from algorithms.bounds import dantzig_bound
-from algorithms.dedupe import words
+from packbench.algorithms import DEDUPE_METHODS, Item, curves
+from packbench.algorithms.bounds import dantzig_bound
+from packbench.algorithms.dedupe import words
 
 __all__ = ["Reference", "score_ratio", "duplicate_leakage", "containment_leaks", "position_weights",
            "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms import pack
+from packbench.algorithms import pack
 
 from .config import ExperimentConfig, source_registry
 from .grid import Cell, Unit, expand, label, run_id, run_params

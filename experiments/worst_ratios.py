@@ -1,6 +1,6 @@
 """Worst observed approximation ratio per strategy on random small instances, next to the claimed bound.
 
-    python3 -m experiments.worst_ratios --n 10000 --seed 0
+    python3 -m packbench.experiments.worst_ratios --n 10000 --seed 0
 
 Each instance has 1..`max_items` candidates (scores and tokens drawn from one of
 four families: uncorrelated, weakly correlated, strongly correlated, and
@@ -22,14 +22,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from algorithms.bounds import dantzig_bound
-from algorithms.items import Item, Problem
-from algorithms.strategies.best_single import GreedyBestSingle
-from algorithms.strategies.fptas import FPTAS
-from algorithms.strategies.greedy import Greedy
-from algorithms.strategies.mmr import MMR
-from algorithms.strategies.prefix import Prefix
-from algorithms.strategies.submodular import Submodular, SubmodularObjective
+from packbench.algorithms.bounds import dantzig_bound
+from packbench.algorithms.items import Item, Problem
+from packbench.algorithms.strategies.best_single import GreedyBestSingle
+from packbench.algorithms.strategies.fptas import FPTAS
+from packbench.algorithms.strategies.greedy import Greedy
+from packbench.algorithms.strategies.mmr import MMR
+from packbench.algorithms.strategies.prefix import Prefix
+from packbench.algorithms.strategies.submodular import Submodular, SubmodularObjective
 
 from .claims.core import subset_masks
 from .claims.submodular import subset_objective_values
@@ -129,7 +129,7 @@ def run(n_instances: int, seed: int, max_items: int) -> list[dict]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the markdown table; exit status 1 if any claimed bound is violated."""
-    parser = argparse.ArgumentParser(prog="python3 -m experiments.worst_ratios", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python3 -m packbench.experiments.worst_ratios", description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=10_000, help="number of random instances (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--max-items", type=int, default=10, help="largest instance size, <= 14 (default 10)")

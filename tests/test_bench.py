@@ -8,12 +8,12 @@ import random
 
 import pytest
 
-from algorithms import Item, pack
-from algorithms.strategies.exact_dp import dp_knapsack
-from experiments.bench import build_suite, compare_runs, format_check, format_results
-from experiments.bench.reference import pure_python_dp, reference_pack
-from experiments.bench.suite import dedupe_agreement
-from experiments.commands import bench as bench_cmd
+from packbench.algorithms import Item, pack
+from packbench.algorithms.strategies.exact_dp import dp_knapsack
+from packbench.experiments.bench import build_suite, compare_runs, format_check, format_results
+from packbench.experiments.bench.reference import pure_python_dp, reference_pack
+from packbench.experiments.bench.suite import dedupe_agreement
+from packbench.experiments.commands import bench as bench_cmd
 
 
 def _doc(ref: float, cases: dict, mode: str = "quick") -> dict:

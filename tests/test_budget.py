@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from algorithms.budget import LIMITS_CHECKED, MODEL_LIMITS, context_budget, context_limit
-from algorithms.tokens import count_tokens
+from packbench.algorithms.budget import LIMITS_CHECKED, MODEL_LIMITS, context_budget, context_limit
+from packbench.algorithms.tokens import count_tokens
 
 
 def test_table_is_dated_and_sane():

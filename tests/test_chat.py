@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from algorithms import Item, pack
-from algorithms.chat import (REPLY_PRIMER_ID, count_message_tokens, items_from_messages, message_tokens,
+from packbench.algorithms import Item, pack
+from packbench.algorithms.chat import (REPLY_PRIMER_ID, count_message_tokens, items_from_messages, message_tokens,
                              messages_from_packing, tool_groups)
-from algorithms.tokens import count_tokens
+from packbench.algorithms.tokens import count_tokens
 
 # The worked example of OpenAI's cookbook "How to count tokens with tiktoken": the API reported
 # 129 prompt tokens for it on gpt-3.5-turbo-0613 / gpt-4-0613 (cl100k_base, 3 per message, 1 per name).

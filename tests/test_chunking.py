@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.chunking import recursive_chunks, token_windows
-from algorithms.tokens import count_tokens, decode_bytes, encode
+from packbench.algorithms.chunking import recursive_chunks, token_windows
+from packbench.algorithms.tokens import count_tokens, decode_bytes, encode
 
 WORDS = ["alpha", "beta", "gamma", "déjà", "vu", "naïve", "🚀", "x" * 30, "tokenization", "a", "I"]
 SEPS = [" ", "  ", "\n", "\n\n", ". ", "! ", "? ", "\t", ""]

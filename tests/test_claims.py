@@ -12,16 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments import cli
-from experiments.claims import MEASURES, ClaimViolation, rerun, run_claims
-from experiments.claims import run as run_module
-from experiments.claims.adversarial import SearchSpace, adversarial_search
-from experiments.claims.checks import GroupOutput, Settings, claim_row
-from experiments.claims.core import (Case, brute_force_optimum, case_from_json, case_to_json, derive_rng,
+from packbench.experiments import cli
+from packbench.experiments.claims import MEASURES, ClaimViolation, rerun, run_claims
+from packbench.experiments.claims import run as run_module
+from packbench.experiments.claims.adversarial import SearchSpace, adversarial_search
+from packbench.experiments.claims.checks import GroupOutput, Settings, claim_row
+from packbench.experiments.claims.core import (Case, brute_force_optimum, case_from_json, case_to_json, derive_rng,
                                      items_of, strategy_value)
-from experiments.claims.knapsack import best_single_then_fill_value, greedy_family, single_fill_family
-from experiments.claims.mmr import mmr_optimum, mmr_sequence_value, relevance_and_similarity
-from experiments.claims.submodular import TEXT_POOL, objective_for, submodular_optimum
+from packbench.experiments.claims.knapsack import best_single_then_fill_value, greedy_family, single_fill_family
+from packbench.experiments.claims.mmr import mmr_optimum, mmr_sequence_value, relevance_and_similarity
+from packbench.experiments.claims.submodular import TEXT_POOL, objective_for, submodular_optimum
 
 
 @pytest.fixture(scope="module")

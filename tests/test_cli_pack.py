@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from experiments.cli import main
+from packbench.experiments.cli import main
 
 
 def _write(tmp_path, lines):

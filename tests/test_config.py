@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from algorithms import STRATEGIES
-from experiments.config import load_config, parse_config
+from packbench.algorithms import STRATEGIES
+from packbench.experiments.config import load_config, parse_config
 
 BASE = {
     "name": "t",
@@ -150,8 +150,8 @@ def test_bad_experiment_name():
 
 
 def test_registry_read_at_validation_time(monkeypatch):
-    from experiments.families import FAMILIES
-    from experiments.families.traps import Traps
+    from packbench.experiments.families import FAMILIES
+    from packbench.experiments.families.traps import Traps
 
     class Late(Traps):
         name = "late_family"
@@ -176,16 +176,16 @@ def test_load_config_reports_bad_toml_and_path(tmp_path):
 
 @pytest.mark.parametrize("name", ["default.toml", "smoke.toml", "budget_sweep.toml"])
 def test_shipped_configs_are_valid(name):
-    from experiments.provenance import REPO_ROOT
+    from packbench.experiments.provenance import REPO_ROOT
 
     cfg = load_config(REPO_ROOT / "configs" / name)
     assert cfg.name == name.removesuffix(".toml")
 
 
 def test_default_config_exercises_every_registered_name():
-    from algorithms import ORDERS
-    from experiments.config import source_registry
-    from experiments.provenance import REPO_ROOT
+    from packbench.algorithms import ORDERS
+    from packbench.experiments.config import source_registry
+    from packbench.experiments.provenance import REPO_ROOT
 
     cfg = load_config(REPO_ROOT / "configs" / "default.toml")
     assert {s.name for s in cfg.strategies} == set(STRATEGIES)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algorithms import pack
-from algorithms.chat import count_message_tokens
-from experiments.families import FAMILIES
-from experiments.families.conversation import Conversation, chat_messages
+from packbench.algorithms import pack
+from packbench.algorithms.chat import count_message_tokens
+from packbench.experiments.families import FAMILIES
+from packbench.experiments.families.conversation import Conversation, chat_messages
 
 
 def test_registered():

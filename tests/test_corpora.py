@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from algorithms import pack
-from algorithms.tokens import count_tokens
-from experiments.corpora import CORPORA, data, nq_open
-from experiments.corpora.data import DataError, DataFile, fetch, read_jsonl_gz
-from experiments.corpora.nq_open import NQOpen, build_pool, has_answer, normalize_answer
-from experiments.corpora.python_docs import PythonDocs
+from packbench.algorithms import pack
+from packbench.algorithms.tokens import count_tokens
+from packbench.experiments.corpora import CORPORA, data, nq_open
+from packbench.experiments.corpora.data import DataError, DataFile, fetch, read_jsonl_gz
+from packbench.experiments.corpora.nq_open import NQOpen, build_pool, has_answer, normalize_answer
+from packbench.experiments.corpora.python_docs import PythonDocs
 
 UNREACHABLE = "http://127.0.0.1:9/nq.jsonl.gz"  # discard port: connection refused at once
 

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import Item, pack
-from algorithms.curve_order import CurveOrder
-from algorithms.curves import PRESETS, curve_points, expected_utility, position_weights
+from packbench.algorithms import Item, pack
+from packbench.algorithms.curve_order import CurveOrder
+from packbench.algorithms.curves import PRESETS, curve_points, expected_utility, position_weights
 
 
 def test_issue_row_gpt35_20_documents():

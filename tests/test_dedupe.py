@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import Item, pack
-from algorithms.dedupe import (DEDUPE_METHODS, dedupe_indexed, dedupe_pairwise, shingles,
+from packbench.algorithms import Item, pack
+from packbench.algorithms.dedupe import (DEDUPE_METHODS, dedupe_indexed, dedupe_pairwise, shingles,
                                words)
-from algorithms.dedupe_index import exact_shingle_codes, exact_word_ids, shared_ranks
+from packbench.algorithms.dedupe_index import exact_shingle_codes, exact_word_ids, shared_ranks
 
 # Short words, long words that the fast word codes only tell apart exactly (same length, first and
 # last 8 bytes: the hashed codes collide), a non-ASCII word and one with a NUL inside.

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import STRATEGIES, Item, Problem, pack
-from algorithms.strategies import exact as exact_module
-from algorithms.strategies.exact import Exact, instance_features
-from algorithms.strategies.exact_dp import ExactDP, dp_knapsack
-from algorithms.strategies.exact_reduce import reduce_knapsack
+from packbench.algorithms import STRATEGIES, Item, Problem, pack
+from packbench.algorithms.strategies import exact as exact_module
+from packbench.algorithms.strategies.exact import Exact, instance_features
+from packbench.algorithms.strategies.exact_dp import ExactDP, dp_knapsack
+from packbench.algorithms.strategies.exact_reduce import reduce_knapsack
 
 
 def _brute(tokens, scores, room):
@@ -96,7 +96,7 @@ def test_reduction_fixings_keep_an_optimum(case):
 @pytest.mark.parametrize("cls_name", ["uncorrelated", "strongly_correlated", "subset_sum",
                                       "inverse_strongly_correlated", "almost_strongly_correlated"])
 def test_reduction_path_agrees_with_the_dp_on_pisinger_instances(cls_name):
-    from experiments.families.pisinger import pisinger_weights_profits
+    from packbench.experiments.families.pisinger import pisinger_weights_profits
 
     w, p = pisinger_weights_profits(cls_name, 2500, 100, np.random.default_rng(3))
     prob = _problem(w.tolist(), [float(x) for x in p], 20_000)

@@ -7,13 +7,13 @@ import itertools
 import numpy as np
 import pytest
 
-from algorithms import pack
-from algorithms.dedupe import words
-from experiments.families import FAMILIES
-from experiments.families.pinned import pinned_items
-from experiments.families.pisinger import Pisinger, pisinger_weights_profits
-from experiments.families.retrieval import Retrieval, edit_words
-from experiments.families.traps import Traps
+from packbench.algorithms import pack
+from packbench.algorithms.dedupe import words
+from packbench.experiments.families import FAMILIES
+from packbench.experiments.families.pinned import pinned_items
+from packbench.experiments.families.pisinger import Pisinger, pisinger_weights_profits
+from packbench.experiments.families.retrieval import Retrieval, edit_words
+from packbench.experiments.families.traps import Traps
 
 
 def draw(cls, R=1000, n=2000, seed=7):

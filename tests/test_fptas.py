@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from algorithms import Item, pack
-from algorithms.bounds import dantzig_bound
-from algorithms.items import Problem
-from algorithms.strategies.fptas import FPTAS, fptas_plan
+from packbench.algorithms import Item, pack
+from packbench.algorithms.bounds import dantzig_bound
+from packbench.algorithms.items import Problem
+from packbench.algorithms.strategies.fptas import FPTAS, fptas_plan
 from tests.oracles import brute_force_best
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,9 +1,9 @@
 """Greedy, greedy with the best-single fix, and prefix: their exact rules."""
 
-from algorithms import Item, Problem, pack
-from algorithms.strategies.best_single import GreedyBestSingle
-from algorithms.strategies.greedy import Greedy, density_order
-from algorithms.strategies.prefix import Prefix
+from packbench.algorithms import Item, Problem, pack
+from packbench.algorithms.strategies.best_single import GreedyBestSingle
+from packbench.algorithms.strategies.greedy import Greedy, density_order
+from packbench.algorithms.strategies.prefix import Prefix
 
 
 def _problem(specs, room):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from algorithms import Item, Packing
+from packbench.algorithms import Item, Packing
 
 
 @pytest.mark.parametrize("tokens", [0, -3])

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from algorithms import Item, pack
-from experiments.metrics import (LEAK_DETECTOR, LEAK_GROUND_TRUTH, Reference, answer_recall, budget_utilisation,
+from packbench.algorithms import Item, pack
+from packbench.experiments.metrics import (LEAK_DETECTOR, LEAK_GROUND_TRUTH, Reference, answer_recall, budget_utilisation,
                                  certified_bound, containment_leaks, duplicate_leakage, position_weights,
                                  positional_utility, score_ratio)
 

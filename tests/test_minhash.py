@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import Item, pack
-from algorithms.dedupe import DEDUPE_METHODS, dedupe_indexed, dedupe_minhash, jaccard, shingles, words
-from algorithms.dedupe_index import exact_shingle_codes, exact_word_ids
-from algorithms.minhash import NUM_PERM, band_keys, lsh_params, minhash_signatures, signatures_flat
+from packbench.algorithms import Item, pack
+from packbench.algorithms.dedupe import DEDUPE_METHODS, dedupe_indexed, dedupe_minhash, jaccard, shingles, words
+from packbench.algorithms.dedupe_index import exact_shingle_codes, exact_word_ids
+from packbench.algorithms.minhash import NUM_PERM, band_keys, lsh_params, minhash_signatures, signatures_flat
 
 
 def _corpus(n: int, seed: int) -> list[Item]:

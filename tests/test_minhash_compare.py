@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from algorithms import Item
-from algorithms.dedupe import dedupe_indexed, jaccard, shingles, words
-from experiments.bench.minhash_compare import compare, dedupe_datasketch
-from experiments.bench.workloads import random_candidates
+from packbench.algorithms import Item
+from packbench.algorithms.dedupe import dedupe_indexed, jaccard, shingles, words
+from packbench.experiments.bench.minhash_compare import compare, dedupe_datasketch
+from packbench.experiments.bench.workloads import random_candidates
 
 pytest.importorskip("datasketch")
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from algorithms import Item, pack
-from algorithms.orders import LostInMiddle, ScoreDesc, lost_in_middle_slots
+from packbench.algorithms import Item, pack
+from packbench.algorithms.orders import LostInMiddle, ScoreDesc, lost_in_middle_slots
 
 
 def _items(scores):

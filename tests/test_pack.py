@@ -2,7 +2,7 @@
 
 import pytest
 
-from algorithms import STRATEGIES, Item, Packing, pack
+from packbench.algorithms import STRATEGIES, Item, Packing, pack
 
 SYS = Item("sys", "You are a helpful assistant.", 0.5, 10, pinned=True)
 Q = Item("q", "what is the refund window", 0.0, 6, pinned=True)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from algorithms.params import Param, int_in, one_of, real_in, resolve_params
+from packbench.algorithms.params import Param, int_in, one_of, real_in, resolve_params
 
 SPEC = {
     "eps": Param(0.1, real_in(0.0, 1.0, lo_open=True, hi_open=True)),

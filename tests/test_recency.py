@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import STRATEGIES, pack
-from algorithms.chat import items_from_messages
-from algorithms.strategies.recency import Recency
-from experiments.families.conversation import chat_messages
+from packbench.algorithms import STRATEGIES, pack
+from packbench.algorithms.chat import items_from_messages
+from packbench.algorithms.strategies.recency import Recency
+from packbench.experiments.families.conversation import chat_messages
 
 
 def chat():
@@ -99,7 +99,7 @@ def test_random_chats_keep_pairs_and_recency(seed, extra, contiguous):
 
 
 def test_document_sources_do_not_group_unless_asked():
-    from algorithms import Item
+    from packbench.algorithms import Item
     # Retrieval chunks carry their document as source: recency must not treat a document as a tool exchange.
     items = [Item(f"c{k}", f"chunk {k} of the manual", 1.0, 10, source="manual.pdf") for k in range(5)]
     assert pack(items, 30, None, strategy="recency").ids == ["c2", "c3", "c4"]

@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-from experiments.cli import main
-from experiments.commands.run import resolve_config_path
-from experiments.provenance import REPO_ROOT, relative_to_repo
-from experiments.report import PLOTS, markdown_table, order_table, overview, summarise, write_report
+from packbench.experiments.cli import main
+from packbench.experiments.commands.run import resolve_config_path
+from packbench.experiments.provenance import REPO_ROOT, relative_to_repo
+from packbench.experiments.report import PLOTS, markdown_table, order_table, overview, summarise, write_report
 
 
 def row(**kw):

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from algorithms import STRATEGIES, Selection
-from algorithms.strategies.base import Strategy
-from experiments import runner
-from experiments.config import load_config, parse_config
-from experiments.provenance import REPO_ROOT
-from experiments.runner import TIMING_COLUMNS, run_experiment
-from experiments.storage import RunStore
+from packbench.algorithms import STRATEGIES, Selection
+from packbench.algorithms.strategies.base import Strategy
+from packbench.experiments import runner
+from packbench.experiments.config import load_config, parse_config
+from packbench.experiments.provenance import REPO_ROOT
+from packbench.experiments.runner import TIMING_COLUMNS, run_experiment
+from packbench.experiments.storage import RunStore
 
 SMOKE = REPO_ROOT / "configs" / "smoke.toml"
 # Provenance of the checkout can change between two runs (another commit); it is not a result.
@@ -178,8 +178,8 @@ def test_stale_rows_need_force(tmp_path):
 
 
 def test_unavailable_source_gives_skipped_rows_then_recovers(tmp_path, monkeypatch):
-    from experiments.families import FAMILIES
-    from experiments.families.traps import Traps
+    from packbench.experiments.families import FAMILIES
+    from packbench.experiments.families.traps import Traps
 
     class Flaky(Traps):
         name = "flaky"

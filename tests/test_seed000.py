@@ -1,6 +1,6 @@
 """Seed 000's eight assertions, as written; only the import line differs."""
 
-from algorithms import Item, pack
+from packbench.algorithms import Item, pack
 
 
 def test_seed_000_assertions():

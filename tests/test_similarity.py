@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import Item
-from algorithms.dedupe import jaccard, shingles, words
-from algorithms.similarity import jaccard_matrix, similarity_matrix, tfidf_matrix
+from packbench.algorithms import Item
+from packbench.algorithms.dedupe import jaccard, shingles, words
+from packbench.algorithms.similarity import jaccard_matrix, similarity_matrix, tfidf_matrix
 
 WORDS = ["alpha", "beta", "gamma", "delta", "eps", "Alpha!", "beta-2"]
 texts = st.lists(st.lists(st.sampled_from(WORDS), max_size=7).map(" ".join), max_size=8)

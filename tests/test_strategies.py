@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from algorithms import ORDERS, STRATEGIES, Item, pack
+from packbench.algorithms import ORDERS, STRATEGIES, Item, pack
 from tests.oracles import brute_force_best
 
 EXACT = [s for s in ("exact_dp", "cpsat", "bnb", "exact") if s in STRATEGIES]
@@ -166,8 +166,8 @@ def test_cpsat_without_any_solution_returns_the_greedy_start_and_dantzig_bound(m
     # The test above cannot force this path (the solver may finish in time): stub the solver's answer.
     from ortools.sat.python import cp_model
 
-    from algorithms.bounds import dantzig_bound
-    from algorithms.strategies.greedy import greedy_fill
+    from packbench.algorithms.bounds import dantzig_bound
+    from packbench.algorithms.strategies.greedy import greedy_fill
 
     class NoSolution(cp_model.CpSolver):
         def solve(self, model, *args, **kwargs):

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from algorithms import Item, pack
-from algorithms.items import Problem
-from algorithms.strategies.submodular import Submodular, SubmodularObjective, lazy_greedy, objective_value
+from packbench.algorithms import Item, pack
+from packbench.algorithms.items import Problem
+from packbench.algorithms.strategies.submodular import Submodular, SubmodularObjective, lazy_greedy, objective_value
 
 WORDS = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

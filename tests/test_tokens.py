@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import tiktoken
 
-from algorithms import tokens
-from algorithms.tokens import (EncodingUnavailableError, count_tokens, count_tokens_batch, decode_bytes, encode,
+from packbench.algorithms import tokens
+from packbench.algorithms.tokens import (EncodingUnavailableError, count_tokens, count_tokens_batch, decode_bytes, encode,
                                encoding_name, get_encoding)
 
 SAMPLES = [

@@ -1,7 +1,7 @@
 """The token-throughput benchmark counts the same tokens with every method."""
 
-from algorithms.tokens import count_tokens
-from experiments.bench.tokens_speed import main, measure
+from packbench.algorithms.tokens import count_tokens
+from packbench.experiments.bench.tokens_speed import main, measure
 
 
 def test_every_method_counts_the_same_tokens():
@@ -14,7 +14,7 @@ def test_every_method_counts_the_same_tokens():
 
 
 def test_main_prints_a_row_per_method(capsys, monkeypatch):
-    monkeypatch.setattr("experiments.bench.tokens_speed.chunks", lambda n: (["some words here"] * n, "test"))
+    monkeypatch.setattr("packbench.experiments.bench.tokens_speed.chunks", lambda n: (["some words here"] * n, "test"))
     assert main(["--n", "50", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
     assert "tokens/s" in out and out.count("\n") >= 4

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import FILLS, Item, pack
-from algorithms.tokens import count_tokens
-from algorithms.truncate import MIDDLE_MARKER, Truncate, truncate_text
+from packbench.algorithms import FILLS, Item, pack
+from packbench.algorithms.tokens import count_tokens
+from packbench.algorithms.truncate import MIDDLE_MARKER, Truncate, truncate_text
 
 TEXT = ("Introduction: this report studies refunds. " + "Body sentence with details and numbers 12345. " * 40
         + "Conclusion: refunds take thirty days.")

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from algorithms.strategies.submodular import SubmodularObjective
-from experiments.worst_ratios import knapsack_optimum, main, random_instance, subset_masks, submodular_optimum
+from packbench.algorithms.strategies.submodular import SubmodularObjective
+from packbench.experiments.worst_ratios import knapsack_optimum, main, random_instance, subset_masks, submodular_optimum
 from tests.oracles import brute_force_best
 
 

@@ -1,6 +1,6 @@
 """MinHash dedupe side by side: the library's numpy MinHash, datasketch's, and the exact join.
 
-Run ``python3 -m experiments.bench.minhash_compare 10000 100000``. Every method
+Run ``python3 -m packbench.experiments.bench.minhash_compare 10000 100000``. Every method
 sees the same candidates (`random_candidates`, seed 3, threshold 0.8) and the
 same (bands, rows); the table gives the median seconds and the recall and
 precision of each method's dropped set against the exact join's. datasketch is
@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from algorithms import Item
-from algorithms.dedupe import dedupe_indexed, dedupe_minhash, dedupe_order, jaccard, shingles, words
-from algorithms.minhash import NUM_PERM, lsh_params
+from packbench.algorithms import Item
+from packbench.algorithms.dedupe import dedupe_indexed, dedupe_minhash, dedupe_order, jaccard, shingles, words
+from packbench.algorithms.minhash import NUM_PERM, lsh_params
 
 from .suite import dedupe_agreement
 from .workloads import random_candidates

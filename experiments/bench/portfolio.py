@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from algorithms import STRATEGIES
+from packbench.algorithms import STRATEGIES
 
 from .timing import median_seconds
 from .workloads import pisinger_problem

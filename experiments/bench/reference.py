@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from algorithms import Item
+from packbench.algorithms import Item
 
 __all__ = ["reference_pack", "pure_python_dp"]
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from algorithms import STRATEGIES, pack
-from algorithms.dedupe import dedupe_indexed, dedupe_minhash
-from algorithms.minhash import lsh_params
-from algorithms.strategies.exact_dp import ExactDP
+from packbench.algorithms import STRATEGIES, pack
+from packbench.algorithms.dedupe import dedupe_indexed, dedupe_minhash
+from packbench.algorithms.minhash import lsh_params
+from packbench.algorithms.strategies.exact_dp import ExactDP
 
 from .reference import pure_python_dp, reference_pack
 from .workloads import pisinger_arrays, pisinger_problem, random_candidates
@@ -173,7 +173,7 @@ def _token_case() -> Case:
         return [it.text for it in random_candidates(1000, seed=6, words=60)]
 
     def run(texts):
-        from algorithms.tokens import count_tokens_batch
+        from packbench.algorithms.tokens import count_tokens_batch
         return count_tokens_batch(texts)
 
     return Case("tokens/count_1k", True, 3, setup, run, lambda counts: {"total": sum(counts)})

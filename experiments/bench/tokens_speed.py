@@ -1,6 +1,6 @@
 """Token counting throughput side by side: the library's batched path, tiktoken's batch call, a plain loop.
 
-Run ``python3 -m experiments.bench.tokens_speed --n 10000``. The chunks are
+Run ``python3 -m packbench.experiments.bench.tokens_speed --n 10000``. The chunks are
 NQ-Open pool passages when the data is available (``PACKBENCH_DATA_DIR``),
 otherwise synthetic word chunks; every method counts the same texts, and
 the methods are interleaved in each round so machine load hits them alike.
@@ -13,7 +13,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from algorithms.tokens import DEFAULT_ENCODING, count_tokens_batch, get_encoding
+from packbench.algorithms.tokens import DEFAULT_ENCODING, count_tokens_batch, get_encoding
 
 from .workloads import random_candidates
 
@@ -26,8 +26,8 @@ def chunks(n: int) -> tuple[list[str], str]:
     NQ-Open pool passages cut in two halves (about 60 words each) when the data
     file is available, otherwise synthetic 60-word chunks.
     """
-    from experiments.corpora.data import DataError, fetch, read_jsonl_gz
-    from experiments.corpora.nq_open import NQ_OPEN_FILE, build_pool
+    from packbench.experiments.corpora.data import DataError, fetch, read_jsonl_gz
+    from packbench.experiments.corpora.nq_open import NQ_OPEN_FILE, build_pool
     try:
         pool = build_pool(read_jsonl_gz(fetch(NQ_OPEN_FILE)))
     except (DataError, OSError):

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from algorithms import Item, Problem
+from packbench.algorithms import Item, Problem
 
 __all__ = ["random_candidates", "pisinger_problem", "pisinger_arrays", "PISINGER_CLASS_NAMES"]
 
@@ -40,7 +40,7 @@ def random_candidates(n: int, seed: int = 0, words: int = 100, dup_share: float 
 
 def pisinger_arrays(cls: int, n: int, seed: int = 0, R: int = 1000) -> tuple[np.ndarray, np.ndarray]:
     """(tokens, scores) of Pisinger class `cls` (1-6), from the project's family generator."""
-    from experiments.families.pisinger import pisinger_weights_profits
+    from packbench.experiments.families.pisinger import pisinger_weights_profits
 
     rng = np.random.default_rng([seed, cls, n])
     return pisinger_weights_profits(PISINGER_CLASS_NAMES[cls - 1], n, R, rng)

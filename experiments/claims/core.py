@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from algorithms import Item
-from algorithms.items import Problem
+from packbench.algorithms import Item
+from packbench.algorithms.items import Problem
 
 __all__ = ["TOL", "Case", "ClaimResult", "ClaimViolation", "HOLDS", "VIOLATED", "NOT_APPLICABLE",
            "brute_force_optimum", "subset_masks", "case_from_json", "case_to_json", "run_strategy",
@@ -125,7 +125,7 @@ def run_strategy(name: str, case: Case, **params: Any) -> list[int]:
     The strategy is called directly on a `Problem`, bypassing `pack`'s dedupe,
     so texts never change which items the strategy sees.
     """
-    from algorithms import STRATEGIES
+    from packbench.algorithms import STRATEGIES
 
     strategy = STRATEGIES[name](**params)
     chosen = list(strategy.select(Problem(case.items, case.budget, ())).indices)

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.bounds import dantzig_bound
-from algorithms.strategies.greedy import density_order, greedy_fill
+from packbench.algorithms.bounds import dantzig_bound
+from packbench.algorithms.strategies.greedy import density_order, greedy_fill
 
 from .adversarial import SearchSpace
 from .checks import GroupOutput, PlotSpec, Settings, claim_row
@@ -86,9 +86,9 @@ def _fptas(case: Case, params: Mapping[str, Any]):
 
 
 def _fptas_levels(case: Case, params: Mapping[str, Any]):
-    from algorithms.bounds import fitting_positive
-    from algorithms.items import Problem
-    from algorithms.strategies.fptas import FPTAS
+    from packbench.algorithms.bounds import fitting_positive
+    from packbench.algorithms.items import Problem
+    from packbench.algorithms.strategies.fptas import FPTAS
 
     n = len(fitting_positive(case.items, case.budget))
     if n == 0:
@@ -160,8 +160,8 @@ def fptas_timing(settings: Settings) -> tuple[list[tuple[float, float, int]], fl
         n/eps, so both slopes should be about 1 (Vazirani Thm. 8.4 states
         O(n^3/eps) time for the textbook table of n^2/eps levels).
     """
-    from algorithms.items import Problem
-    from algorithms.strategies.fptas import FPTAS
+    from packbench.algorithms.items import Problem
+    from packbench.algorithms.strategies.fptas import FPTAS
 
     rng = derive_rng(settings.seed, "fptas-timing")
     n, budget = (200, 2000) if settings.quick else (1000, 10000)

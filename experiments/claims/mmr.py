@@ -35,8 +35,8 @@ MIN_OPTIMUM = 0.05
 
 def relevance_and_similarity(case: Case) -> tuple[np.ndarray, np.ndarray]:
     """MMR's relevance (score / top score) and its default Jaccard similarity matrix for the case."""
-    from algorithms.similarity import similarity_matrix
-    from algorithms.strategies.mmr import relevance
+    from packbench.algorithms.similarity import similarity_matrix
+    from packbench.algorithms.strategies.mmr import relevance
 
     rel = relevance(np.array([it.score for it in case.items], dtype=float))
     return rel, np.asarray(similarity_matrix(list(case.items), "jaccard"), dtype=float)
@@ -86,8 +86,8 @@ def mmr_optimum(case: Case, lam: float) -> float:
 
 
 def _mmr(case: Case, params: Mapping[str, Any]):
-    from algorithms.items import Problem
-    from algorithms.strategies.mmr import MMR
+    from packbench.algorithms.items import Problem
+    from packbench.algorithms.strategies.mmr import MMR
 
     lam = params["lam"]
     sel = MMR(lam=lam).select(Problem(case.items, case.budget, ()))

@@ -40,8 +40,8 @@ def zipf_scores(k: int, exponent: float = 1.0) -> list[float]:
 
 def order_utilities(scores: list[float], preset) -> dict[str, float]:
     """Expected utility of each order for these scores (input order = random for `original`)."""
-    from algorithms import ORDERS, Item
-    from algorithms.curves import expected_utility, position_weights
+    from packbench.algorithms import ORDERS, Item
+    from packbench.algorithms.curves import expected_utility, position_weights
 
     items = [Item(f"d{i}", f"d{i}", s, 1) for i, s in enumerate(scores)]
     out = {"original": float(np.mean(position_weights(preset, len(items))) * sum(scores))}
@@ -52,7 +52,7 @@ def order_utilities(scores: list[float], preset) -> dict[str, float]:
 
 
 def _all_permutations_best(scores: list[float], preset) -> float:
-    from algorithms.curves import position_weights
+    from packbench.algorithms.curves import position_weights
 
     w = position_weights(preset, len(scores))
     return max(float(np.dot(w, perm)) for perm in itertools.permutations(scores))
@@ -61,7 +61,7 @@ def _all_permutations_best(scores: list[float], preset) -> float:
 def positions_claims(settings: Settings) -> GroupOutput:
     """One row per shipped curve, a utilities table and a bar plot."""
     out = GroupOutput()
-    from algorithms.curves import PRESETS
+    from packbench.algorithms.curves import PRESETS
 
     randoms = 20 if settings.quick else 200
     table = ["| curve | k | original (random input) | score_desc | lost_in_middle | curve | best simple order |",

@@ -48,7 +48,7 @@ SPACE = SearchSpace(n_min=2, n_max=10, budget_max=30, sources=("a", "b", "c"), t
 
 def objective_for(case: Case, params: Mapping[str, Any]):
     """The `submodular` strategy's objective over the case's items (params: lam, objective)."""
-    from algorithms.strategies.submodular import SubmodularObjective
+    from packbench.algorithms.strategies.submodular import SubmodularObjective
 
     return SubmodularObjective(case.items, (), lam=params.get("lam", 0.5), objective=params.get("objective", "sqrt"))
 
@@ -106,8 +106,8 @@ def submodular_optimum(case: Case, params: Mapping[str, Any]) -> float:
 
 
 def _strategy(case: Case, params: Mapping[str, Any]):
-    from algorithms.items import Problem
-    from algorithms.strategies.submodular import Submodular
+    from packbench.algorithms.items import Problem
+    from packbench.algorithms.strategies.submodular import Submodular
 
     sel = Submodular(lam=params.get("lam", 0.5), objective=params.get("objective", "sqrt"), r=1.0).select(
         Problem(case.items, case.budget, ()))
@@ -116,7 +116,7 @@ def _strategy(case: Case, params: Mapping[str, Any]):
 
 
 def _greedy_alone(case: Case, params: Mapping[str, Any], r: float) -> float:
-    from algorithms.strategies.submodular import lazy_greedy
+    from packbench.algorithms.strategies.submodular import lazy_greedy
 
     f = objective_for(case, params)
     return f.value(lazy_greedy(f, [it.tokens for it in case.items], case.budget, r))

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from experiments.bench import build_suite, compare_runs, format_check, format_results, run_suite
+from packbench.experiments.bench import build_suite, compare_runs, format_check, format_results, run_suite
 
 __all__ = ["add_arguments", "main"]
 
@@ -30,7 +30,7 @@ def main(args: argparse.Namespace) -> int:
     if args.tolerance < 1.0:
         raise ValueError(f"--tolerance must be >= 1, got {args.tolerance}")
     if args.portfolio:
-        from experiments.bench.portfolio import format_portfolio, run_portfolio
+        from packbench.experiments.bench.portfolio import format_portfolio, run_portfolio
         doc = run_portfolio(quick=args.quick, progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True))
         print(format_portfolio(doc))
         out = args.out.with_name("portfolio.json") if args.out == _DIR / "latest.json" else args.out

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # Imported here so `packbench --help` stays fast.
-    from experiments.claims import ClaimViolation, run_claims
+    from packbench.experiments.claims import ClaimViolation, run_claims
 
     if args.seed < 0:  # numpy's own message ("expected non-negative integer") names no option
         raise ValueError(f"--seed must be >= 0, got {args.seed}")

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from algorithms import ORDERS, STRATEGIES
+    from packbench.algorithms import ORDERS, STRATEGIES
 
     from ..corpora import CORPORA
     from ..families import FAMILIES

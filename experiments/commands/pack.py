@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from algorithms import ORDERS, STRATEGIES, Item, pack
+from packbench.algorithms import ORDERS, STRATEGIES, Item, pack
 
 __all__ = ["add_arguments", "main", "read_items"]
 

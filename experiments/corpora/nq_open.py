@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from algorithms import Item
-from algorithms.dedupe import words
-from algorithms.params import Param, int_in
-from algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
+from packbench.algorithms import Item
+from packbench.algorithms.dedupe import words
+from packbench.algorithms.params import Param, int_in
+from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
 
 from ..instances import Instance, Source
 from .data import NQ_OPEN_FILE, DataError, fetch, read_jsonl_gz

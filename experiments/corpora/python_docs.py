@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from algorithms import Item
-from algorithms.chunking import recursive_chunks
-from algorithms.params import Param, int_in
-from algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
+from packbench.algorithms import Item
+from packbench.algorithms.chunking import recursive_chunks
+from packbench.algorithms.params import Param, int_in
+from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
 
 from ..instances import Instance, Source
 from .nq_open import BM25Index

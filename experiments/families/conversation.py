@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.chat import items_from_messages
-from algorithms.params import Param, int_in, real_in
-from algorithms.tokens import DEFAULT_ENCODING, check_encoding_param
+from packbench.algorithms.chat import items_from_messages
+from packbench.algorithms.params import Param, int_in, real_in
+from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param
 
 from ..instances import Instance, Source
 from .pinned import word_text

@@ -12,8 +12,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from algorithms import Item
-from algorithms.params import Param, int_in
+from packbench.algorithms import Item
+from packbench.algorithms.params import Param, int_in
 
 __all__ = ["VOCABULARY", "PINNED_PARAMS", "word_text", "pinned_items"]
 

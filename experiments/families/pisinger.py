@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from algorithms import Item
-from algorithms.params import Param, int_in, one_of, real_in
+from packbench.algorithms import Item
+from packbench.algorithms.params import Param, int_in, one_of, real_in
 
 from ..instances import Instance, Source
 from .pinned import PINNED_PARAMS, pinned_items, word_text

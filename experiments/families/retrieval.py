@@ -22,8 +22,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from algorithms import Item
-from algorithms.params import Param, int_in, real_in
+from packbench.algorithms import Item
+from packbench.algorithms.params import Param, int_in, real_in
 
 from ..instances import Instance, Source
 from .pinned import PINNED_PARAMS, VOCABULARY, pinned_items, word_text

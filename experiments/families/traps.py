@@ -20,8 +20,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from algorithms import Item
-from algorithms.params import Param, int_in, one_of
+from packbench.algorithms import Item
+from packbench.algorithms.params import Param, int_in, one_of
 
 from ..instances import Instance, Source
 from .pinned import PINNED_PARAMS, pinned_items, word_text
