@@ -10,10 +10,9 @@ Example:
 """
 
 from .dedupe import DEDUPE_METHODS
-from .fill import FILLS
 from .items import Item, Packing, Problem, Selection
 from .pack import pack
-from .registry import ORDERS, STRATEGIES
+from .registry import FILLS, ORDERS, STRATEGIES
 
 __all__ = ["Item", "Packing", "Problem", "Selection", "pack", "STRATEGIES", "ORDERS",
            "DEDUPE_METHODS", "FILLS"]

@@ -1,29 +1,24 @@
-"""Post-selection fills of the leftover budget (registered by name for `pack(fill=...)`)."""
+"""Post-selection fills of the leftover budget (registered in `registry.FILLS` for `pack(fill=...)`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
+from .component import Component
 from .items import Item
-from .params import Param, resolve_params
 
-__all__ = ["Fill", "FILLS"]
+__all__ = ["Fill"]
 
 
-class Fill:
+class Fill(Component):
     """Base class: declare `name` and `PARAMS`, implement `apply`.
 
     Args:
         **params: Values for the names declared in `PARAMS`.
     """
 
-    name: ClassVar[str] = ""
-    PARAMS: ClassVar[Mapping[str, Param]] = MappingProxyType({})
-
-    def __init__(self, **params: Any) -> None:
-        self.params = resolve_params(f"fill {self.name!r}", self.PARAMS, params)
+    kind: ClassVar[str] = "fill"
 
     def apply(self, chosen: Sequence[Item], unchosen: Sequence[Item], room_left: int) -> tuple[list[Item], str | None]:
         """Add to the ordered `chosen` items using at most `room_left` more tokens.
@@ -38,10 +33,3 @@ class Fill:
         """
         raise NotImplementedError
 
-
-# Imported after Fill is defined: truncate.py subclasses it.
-from .truncate import Truncate  # noqa: E402
-
-FILLS: dict[str, type[Fill]] = {
-    "truncate": Truncate,
-}

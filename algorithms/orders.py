@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
+from .component import Component
 from .items import Item
-from .params import Param, resolve_params
 
 __all__ = ["Order", "Original", "ScoreDesc", "LostInMiddle", "lost_in_middle_slots"]
 
 
-class Order:
+class Order(Component):
     """Base class: declare `name` and `PARAMS`, implement `arrange`.
 
     Args:
@@ -22,11 +21,7 @@ class Order:
         ValueError: Unknown parameter or a value out of range.
     """
 
-    name: ClassVar[str] = ""
-    PARAMS: ClassVar[Mapping[str, Param]] = MappingProxyType({})
-
-    def __init__(self, **params: Any) -> None:
-        self.params = resolve_params(f"order {self.name!r}", self.PARAMS, params)
+    kind: ClassVar[str] = "order"
 
     def arrange(self, chosen: Sequence[Item]) -> list[Item]:
         """Return `chosen` (given in input order) in this order's sequence."""

@@ -10,10 +10,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .dedupe import DEDUPE_METHODS
-from .fill import FILLS
 from .items import Item, Packing, Problem
 from .params import Param
-from .registry import ORDERS, STRATEGIES
+from .registry import FILLS, ORDERS, STRATEGIES
 
 __all__ = ["pack", "validate_items", "validate_budget"]
 
@@ -136,12 +135,12 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     _check_totals(items)
     budget = validate_budget(budget)
     near_dup = _check_near_dup(near_dup)
-    strategy_cls = _lookup(STRATEGIES, strategy, "strategy")
-    order_cls = _lookup(ORDERS, order, "order")
+    strategy_cls = STRATEGIES.lookup(strategy)
+    order_cls = ORDERS.lookup(order)
     dedupe_fn = _lookup(DEDUPE_METHODS, dedupe, "dedupe method")
     if pinned_overflow not in PINNED_OVERFLOW:
         raise ValueError(f"pinned_overflow must be one of {list(PINNED_OVERFLOW)}, got {pinned_overflow!r}")
-    fill_cls = None if fill is None else _lookup(FILLS, fill, "fill")
+    fill_cls = None if fill is None else FILLS.lookup(fill)
     consumers = [(f"strategy {strategy!r}", strategy_cls.PARAMS), (f"order {order!r}", order_cls.PARAMS)]
     if fill_cls is not None:
         consumers.append((f"fill {fill!r}", fill_cls.PARAMS))

@@ -1,11 +1,13 @@
-"""The registries: plain dicts of name -> implementation class.
+"""The registries of the packing library, built from the classes (each name is written once, on its class).
 
-Adding a strategy is one module under `strategies/` plus one line here.
+Adding a strategy is one module under `strategies/` plus one entry in the list below.
 """
 
 from __future__ import annotations
 
+from .component import Registry
 from .curve_order import CurveOrder
+from .fill import Fill
 from .orders import LostInMiddle, Order, Original, ScoreDesc
 from .strategies.base import Strategy
 from .strategies.best_single import GreedyBestSingle
@@ -19,26 +21,14 @@ from .strategies.mmr import MMR
 from .strategies.prefix import Prefix
 from .strategies.recency import Recency
 from .strategies.submodular import Submodular
+from .truncate import Truncate
 
-__all__ = ["STRATEGIES", "ORDERS"]
+__all__ = ["STRATEGIES", "ORDERS", "FILLS"]
 
-STRATEGIES: dict[str, type[Strategy]] = {
-    "greedy": Greedy,
-    "greedy_best_single": GreedyBestSingle,
-    "prefix": Prefix,
-    "recency": Recency,
-    "exact_dp": ExactDP,
-    "exact": Exact,
-    "cpsat": CPSAT,
-    "bnb": BranchAndBound,
-    "fptas": FPTAS,
-    "mmr": MMR,
-    "submodular": Submodular,
-}
+STRATEGIES: Registry[Strategy] = Registry("strategy", [
+    Greedy, GreedyBestSingle, Prefix, Recency, ExactDP, Exact, CPSAT, BranchAndBound, FPTAS, MMR, Submodular,
+])
 
-ORDERS: dict[str, type[Order]] = {
-    "original": Original,
-    "score_desc": ScoreDesc,
-    "lost_in_middle": LostInMiddle,
-    "curve": CurveOrder,
-}
+ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, CurveOrder])
+
+FILLS: Registry[Fill] = Registry("fill", [Truncate])

@@ -37,21 +37,22 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 __all__ = ["ExperimentConfig", "SourceEntry", "StrategyEntry", "OrderEntry", "load_config", "parse_config",
-           "source_registry", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
+           "source_registry", "registry", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
 
 # The utility curve when a config names none: Liu et al. 2024, GPT-3.5-Turbo with 20 documents
 # (a preset of algorithms/curves.py).
 DEFAULT_CURVE = "gpt-3.5-turbo-20"
 
 
-def source_registry() -> dict[str, Any]:
-    """Families and corpora by name, read from the live registries."""
+def source_registry() -> Any:
+    """Families and corpora by name (one `Registry`; a name in both is an error)."""
     from .corpora import CORPORA
     from .families import FAMILIES
-    return {**CORPORA, **FAMILIES}
+    return CORPORA.merged(FAMILIES, "family or corpus")
 
 
-def _registry(kind: str) -> dict[str, Any]:
+def registry(kind: str) -> Any:
+    """The `Registry` of one config layer: "source", "strategy" or "order"."""
     from packbench.algorithms import ORDERS, STRATEGIES
     return {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
 
@@ -108,7 +109,7 @@ class _Entry(BaseModel):
         if not isinstance(data, dict):
             raise ValueError(f"must be a name or a table with 'name' and parameters, got {type(data).__name__}")
         if "name" not in data:
-            raise ValueError(f"missing key 'name' (the {cls.LABEL}); valid: {', '.join(sorted(_registry(cls.KIND)))}")
+            raise ValueError(f"missing key 'name' (the {cls.LABEL}); valid: {', '.join(sorted(registry(cls.KIND)))}")
         params = {k: v if isinstance(v, list) else [v] for k, v in data.items()
                   if k != "name" and k not in cls.OVERRIDES}
         for key, values in params.items():
@@ -119,12 +120,10 @@ class _Entry(BaseModel):
 
     @model_validator(mode="after")
     def _check_registered(self) -> "_Entry":
-        registry = _registry(self.KIND)
-        if self.name not in registry:
-            raise ValueError(f"name: unknown {self.LABEL} {self.name!r}; valid: {', '.join(sorted(registry))}")
+        cls = registry(self.KIND).lookup(self.name)
         for combo in sweep(self.params):
             try:  # validates names, types and ranges of this combination
-                registry[self.name](**combo)
+                cls(**combo)
             except TypeError as exc:  # pydantic reports ValueErrors with their location
                 raise ValueError(str(exc)) from None
         return self

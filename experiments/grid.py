@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .config import ExperimentConfig, source_registry
+from .config import ExperimentConfig, registry
 
 __all__ = ["Cell", "Unit", "expand", "resolved", "run_params", "run_id", "label"]
 
@@ -97,10 +97,7 @@ def resolved(kind: str, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     Run ids and rows use these, so changing a default in the code changes the
     ids of the runs it affects instead of silently reusing old rows.
     """
-    from packbench.algorithms import ORDERS, STRATEGIES
-
-    registry = {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
-    return {k: _jsonable(v) for k, v in sorted(registry[name](**params).params.items())}
+    return {k: _jsonable(v) for k, v in sorted(registry(kind).lookup(name)(**params).params.items())}
 
 
 def run_params(config: ExperimentConfig, unit: Unit, instance_key: str, cell: Cell) -> dict[str, Any]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, ClassVar
 
 from packbench.algorithms import Item
-from packbench.algorithms.params import Param, resolve_params
+from packbench.algorithms.component import Component
 
 __all__ = ["Instance", "Source"]
 
@@ -33,7 +32,7 @@ class Instance:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
 
-class Source:
+class Source(Component):
     """Base class of synthetic families and real corpora.
 
     Subclasses declare `name` and `PARAMS` and implement `instances`. Building
@@ -47,12 +46,7 @@ class Source:
             value out of range.
     """
 
-    name: ClassVar[str] = ""
     kind: ClassVar[str] = "family"  # "family" (synthetic) or "corpus" (real data)
-    PARAMS: ClassVar[Mapping[str, Param]] = MappingProxyType({})
-
-    def __init__(self, **params: Any) -> None:
-        self.params = resolve_params(f"{self.kind} {self.name!r}", self.PARAMS, params)
 
     def instances(self, seed: int) -> Iterator[Instance]:
         """Yield the instances for `seed`, deterministically."""

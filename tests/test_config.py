@@ -158,7 +158,7 @@ def test_registry_read_at_validation_time(monkeypatch):
 
     with pytest.raises(ValueError):
         parse_config(with_(sources=[{"name": "late_family"}]))
-    monkeypatch.setitem(FAMILIES, "late_family", Late)
+    monkeypatch.setitem(FAMILIES._table, "late_family", Late)
     assert parse_config(with_(sources=[{"name": "late_family"}])).sources[0].name == "late_family"
 
 

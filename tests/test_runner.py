@@ -127,8 +127,8 @@ class _Broken(Strategy):
 
 
 def test_statuses_skipped_error_timeout(tmp_path, monkeypatch):
-    monkeypatch.setitem(STRATEGIES, "stopped_early", _Stopped)
-    monkeypatch.setitem(STRATEGIES, "broken", _Broken)
+    monkeypatch.setitem(STRATEGIES._table, "stopped_early", _Stopped)
+    monkeypatch.setitem(STRATEGIES._table, "broken", _Broken)
     cfg = parse_config({
         "name": "status", "repeats": 1, "reference": "exact_dp", "near_dup": "off",
         "sources": [{"name": "traps", "trap": "value", "system_tokens": 50, "budgets": ["natural", 40]},
@@ -190,7 +190,7 @@ def test_unavailable_source_gives_skipped_rows_then_recovers(tmp_path, monkeypat
                 raise FileNotFoundError("data file missing")
             return super().instances(seed)
 
-    monkeypatch.setitem(FAMILIES, "flaky", Flaky)
+    monkeypatch.setitem(FAMILIES._table, "flaky", Flaky)
     cfg = parse_config({"name": "flaky", "repeats": 1, "budgets": "natural", "reference": "exact_dp",
                         "sources": [{"name": "flaky"}], "strategies": [{"name": "greedy"}]})
     rows = run_unit_rows(cfg, tmp_path)

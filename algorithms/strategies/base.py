@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from ..component import Component
 from ..items import Problem, Selection
-from ..params import Param, resolve_params
 
 __all__ = ["Strategy"]
 
 
-class Strategy:
-    """Base class: declare `name` and `PARAMS`, implement `select`.
+class Strategy(Component):
+    """Base class: declare `name` and `PARAMS`, implement `select` (and `skip` for declared refusals).
 
     Constructing a strategy validates its keyword parameters, so a bad
     parameter fails before any work is done.
@@ -27,11 +25,15 @@ class Strategy:
         TypeError: A parameter of the wrong type.
     """
 
-    name: ClassVar[str] = ""
-    PARAMS: ClassVar[Mapping[str, Param]] = MappingProxyType({})
+    kind: ClassVar[str] = "strategy"
 
-    def __init__(self, **params: Any) -> None:
-        self.params = resolve_params(f"strategy {self.name!r}", self.PARAMS, params)
+    def skip(self, problem: Problem) -> str | None:
+        """A declared refusal: the reason this strategy will not run on `problem`, or None.
+
+        The experiment runner records a run whose strategy refuses as ``skipped`` with this reason;
+        any other exception is an ``error``.
+        """
+        return None
 
     def select(self, problem: Problem) -> Selection:
         """Choose candidates of `problem` whose tokens fit in `problem.room`.

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from packbench.algorithms.component import Registry
+
 from ..instances import Source
 from .nq_open import NQOpen
 from .python_docs import PythonDocs
 
 __all__ = ["CORPORA"]
 
-CORPORA: dict[str, type[Source]] = {
-    "nq_open": NQOpen,
-    "python_docs": PythonDocs,
-}
+CORPORA: Registry[Source] = Registry("corpus", [NQOpen, PythonDocs])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from packbench.algorithms.component import Registry
+
 from ..instances import Source
 from .conversation import Conversation
 from .pisinger import Pisinger
@@ -10,9 +12,4 @@ from .traps import Traps
 
 __all__ = ["FAMILIES"]
 
-FAMILIES: dict[str, type[Source]] = {
-    "conversation": Conversation,
-    "pisinger": Pisinger,
-    "retrieval": Retrieval,
-    "traps": Traps,
-}
+FAMILIES: Registry[Source] = Registry("family", [Conversation, Pisinger, Retrieval, Traps])
