@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from packbench.algorithms import DEDUPE_METHODS, Item, curves
+from packbench.algorithms import DEDUPE_METHODS, Item
 from packbench.algorithms.bounds import dantzig_bound
 from packbench.algorithms.dedupe import words
+from packbench.algorithms.orders import curves
 
 __all__ = ["Reference", "score_ratio", "duplicate_leakage", "containment_leaks", "position_weights",
            "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",
@@ -134,10 +135,10 @@ def duplicate_leakage(chosen: Sequence[Item], groups: Mapping[str, str] | None) 
 
 
 def position_weights(curve: str | Sequence[float], n: int) -> np.ndarray:
-    """Attention weight of each of `n` context positions: `algorithms.curves.position_weights`.
+    """Attention weight of each of `n` context positions: `algorithms.orders.curves.position_weights`.
 
     Args:
-        curve: A preset of `algorithms.curves.PRESETS` (Liu et al. 2024) or a
+        curve: A preset of `algorithms.orders.curves.PRESETS` (Liu et al. 2024) or a
             list of weights spread evenly over relative positions 0..1.
         n: Number of positions.
 
