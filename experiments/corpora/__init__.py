@@ -7,12 +7,13 @@ from typing import Any
 from packbench.algorithms.component import Registry
 
 from ..instances import Source
+from .jsonl import JSONLCorpus, ParquetCorpus
 from .nq_open import NQOpen
 from .python_docs import PythonDocs
 
 __all__ = ["CORPORA", "data_notes"]
 
-CORPORA: Registry[Source] = Registry("corpus", [NQOpen, PythonDocs])
+CORPORA: Registry[Source] = Registry("corpus", [NQOpen, PythonDocs, JSONLCorpus, ParquetCorpus])
 
 
 def data_notes(config: Any) -> dict[str, str]:
