@@ -6,9 +6,8 @@ Adding a strategy is one module under `strategies/` plus one entry in the list b
 from __future__ import annotations
 
 from .component import Registry
-from .curve_order import CurveOrder
 from .fill import Fill
-from .orders import LostInMiddle, Order, Original, ScoreDesc
+from .orders import CurveOrder, LostInMiddle, Order, Original, ScoreDesc
 from .strategies.base import Strategy
 from .strategies.best_single import GreedyBestSingle
 from .strategies.bnb import BranchAndBound

@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from packbench.algorithms import DEDUPE_METHODS, Item, Packing, curves
+from packbench.algorithms import DEDUPE_METHODS, Item, Packing
 from packbench.algorithms.bounds import dantzig_bound
 from packbench.algorithms.dedupe import shingles, words
+from packbench.algorithms.orders import curves
 
-__all__ = ["Metric", "Aggregate", "Measured", "ALL_METRICS", "Reference", "score_ratio", "duplicate_leakage", "containment_leaks", "position_weights",
-           "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",
+__all__ = ["Metric", "Aggregate", "Measured", "ALL_METRICS", "Reference", "score_ratio", "duplicate_leakage",
+           "containment_leaks", "position_weights", "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",
            "LEAK_GROUND_TRUTH", "LEAK_DETECTOR"]
 
 LEAK_GROUND_TRUTH = "ground_truth"
@@ -80,7 +81,7 @@ def certified_bound(items: Sequence[Item], budget: int, near_dup: float | None, 
     pinned = [it for it in items if it.pinned]
     cands = [it for it in items if not it.pinned]
     if near_dup is not None:
-        cands, _ = DEDUPE_METHODS[dedupe](cands, pinned, near_dup)
+        cands, _ = DEDUPE_METHODS.lookup(dedupe)().dedupe(cands, pinned, near_dup)
     room = budget - sum(it.tokens for it in pinned)
     if room <= 0:
         return 0.0
@@ -136,10 +137,10 @@ def duplicate_leakage(chosen: Sequence[Item], groups: Mapping[str, str] | None) 
 
 
 def position_weights(curve: str | Sequence[float], n: int) -> np.ndarray:
-    """Attention weight of each of `n` context positions: `algorithms.curves.position_weights`.
+    """Attention weight of each of `n` context positions: `algorithms.orders.curves.position_weights`.
 
     Args:
-        curve: A preset of `algorithms.curves.PRESETS` (Liu et al. 2024) or a
+        curve: A preset of `algorithms.orders.curves.PRESETS` (Liu et al. 2024) or a
             list of weights spread evenly over relative positions 0..1.
         n: Number of positions.
 

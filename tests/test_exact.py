@@ -14,7 +14,7 @@ from packbench.algorithms import STRATEGIES, Item, Problem, pack
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact, instance_features
 from packbench.algorithms.strategies.exact_dp import ExactDP, dp_knapsack
-from packbench.algorithms.strategies.exact_reduce import reduce_knapsack
+from packbench.algorithms.solvers.reduce import reduce_knapsack
 
 
 def _brute(tokens, scores, room):

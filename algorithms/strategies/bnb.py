@@ -9,7 +9,7 @@ from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, real_in
 from .base import Strategy
-from .scaling import integer_profits
+from ..solvers.scaling import integer_profits
 
 __all__ = ["BranchAndBound", "bnb_knapsack"]
 

@@ -9,7 +9,7 @@ from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from .base import Strategy
 from .greedy import greedy_fill
-from .scaling import integer_profits
+from ..solvers.scaling import integer_profits
 
 __all__ = ["CPSAT"]
 

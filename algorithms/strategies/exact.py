@@ -16,7 +16,7 @@ from .base import Strategy
 from .bnb import bnb_knapsack
 from .cpsat import CPSAT
 from .exact_dp import dp_knapsack
-from .exact_reduce import reduce_knapsack
+from ..solvers.reduce import reduce_knapsack
 
 __all__ = ["Exact", "dp_cost", "instance_features"]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from packbench.algorithms import Item
 from packbench.algorithms.dedupe import dedupe_indexed, dedupe_minhash, dedupe_order, jaccard, shingles, words
-from packbench.algorithms.minhash import NUM_PERM, lsh_params
+from packbench.algorithms.dedupe.minhash import NUM_PERM, lsh_params
 
 from .suite import dedupe_agreement
 from .workloads import random_candidates
