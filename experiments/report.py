@@ -89,6 +89,9 @@ def summarise(rows: Sequence[Mapping[str, Any]]):
     df = _frame(rows)
     if df.empty:
         return pd.DataFrame()
+    for metric in ALL_METRICS.values():
+        if metric.range is not None and metric.name in df:  # numeric: a column of Nones is NaN, not object
+            df[metric.name] = pd.to_numeric(df[metric.name], errors="coerce")
     keys = ["source_label", "budget_key", "strategy_label"]
     groups = df.groupby(keys, sort=False)
     summary = groups.size().rename("runs").to_frame()
