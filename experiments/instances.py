@@ -59,3 +59,7 @@ class Source(Component):
         a source that can name its instances cheaply overrides it.
         """
         return None
+
+    def data_note(self) -> str | None:
+        """Which data files the instances are read from (a corpus says; a synthetic family has none)."""
+        return None
