@@ -159,6 +159,8 @@ def _measure(config: ExperimentConfig, inst: Instance, cell: Cell, budget: int, 
         "n_after_dedupe": sum(1 for it in inst.items if not it.pinned) - len(packing.dropped),
         "n_chosen": len(chosen), "score": score, "pinned_score": pinned_score,
         "tokens": packing.tokens, "utilisation": budget_utilisation(packing.tokens, budget),
+        # Only a peer adapter can go over (pack raises for packbench's own strategies).
+        "budget_violation": packing.tokens > budget, "over_tokens": max(0, packing.tokens - budget),
         "optimal": packing.optimal, "upper_bound": own_bound,
         "reference": ref.value, "reference_source": ref.source, "score_ratio": ratio, "ratio_kind": kind,
         **duplicate_leakage(chosen, inst.groups),
