@@ -68,12 +68,6 @@ def _check_totals(items: list[Item]) -> None:
                          f"(largest: item {max(items, key=lambda it: abs(it.score)).id!r})")
 
 
-def _lookup(registry: Mapping[str, Any], name: Any, kind: str) -> Any:
-    if not isinstance(name, str) or name not in registry:
-        raise ValueError(f"unknown {kind} {name!r}; valid: {', '.join(sorted(registry))}")
-    return registry[name]
-
-
 def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]]) -> list[dict[str, Any]]:
     """Split keyword params among the strategy, order and fill that declare them."""
     routed: list[dict[str, Any]] = [{} for _ in consumers]
@@ -137,7 +131,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     near_dup = _check_near_dup(near_dup)
     strategy_cls = STRATEGIES.lookup(strategy)
     order_cls = ORDERS.lookup(order)
-    dedupe_fn = _lookup(DEDUPE_METHODS, dedupe, "dedupe method")
+    deduper = DEDUPE_METHODS.lookup(dedupe)()
     if pinned_overflow not in PINNED_OVERFLOW:
         raise ValueError(f"pinned_overflow must be one of {list(PINNED_OVERFLOW)}, got {pinned_overflow!r}")
     fill_cls = None if fill is None else FILLS.lookup(fill)
@@ -161,7 +155,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     if near_dup is None:
         kept_ids, dropped = {it.id for it in candidates}, {}
     else:
-        kept, dropped = dedupe_fn(candidates, pinned, near_dup)
+        kept, dropped = deduper.dedupe(candidates, pinned, near_dup)
         kept_ids = {it.id for it in kept}
     # Input order, so strategies see retrieval order; negative scores can never help.
     survivors = tuple(it for it in candidates if it.id in kept_ids and it.score >= 0)
