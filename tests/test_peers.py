@@ -19,7 +19,9 @@ from packbench.algorithms.tokens import count_tokens
 
 
 def need(module: str, extra: str):
-    return pytest.importorskip(module, reason=f"peer not installed: pip install 'packbench[{extra}]'")
+    line = ("pip install --no-deps tokenpack-rag" if extra == "peers-tokenpack"
+            else f"pip install 'packbench[{extra}]'")
+    return pytest.importorskip(module, reason=f"peer not installed: {line}")
 
 
 def real(item_id: str, text: str, score: float, **kw) -> Item:
@@ -42,6 +44,7 @@ def test_every_peer_is_registered_and_names_its_extra():
     for cls in PEER_STRATEGIES:
         assert STRATEGIES[cls.name] is cls and cls.may_exceed_budget
         assert cls.extra.startswith("peers") and cls.modules and cls.peer
+        assert cls.install_line().startswith("pip install ")
     for cls in PEER_ORDERS:
         assert ORDERS[cls.name] is cls
 

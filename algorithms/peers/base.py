@@ -27,9 +27,8 @@ class PeerUnavailableError(ImportError):
     """A peer's package is not installed; the message names the extra that installs it."""
 
 
-def _message(kind: str, name: str, modules: Sequence[str], extra: str) -> str:
-    return (f"{kind} {name!r} needs {', '.join(modules)} (not installed): "
-            f"pip install 'packbench[{extra}]'")
+def _message(owner: Any, modules: Sequence[str]) -> str:
+    return f"{owner.kind} {owner.name!r} needs {', '.join(modules)} (not installed): {owner.install_line()}"
 
 
 def missing(modules: Sequence[str]) -> list[str]:
@@ -49,7 +48,7 @@ def require(owner: Any, module: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise PeerUnavailableError(_message(owner.kind, owner.name, owner.modules, owner.extra)) from exc
+        raise PeerUnavailableError(_message(owner, owner.modules)) from exc
 
 
 class _Peer:
@@ -58,12 +57,18 @@ class _Peer:
     extra: ClassVar[str] = "peers"
     modules: ClassVar[tuple[str, ...]] = ()
     peer: ClassVar[str] = ""  # distribution name, for `packbench list` and the docs
+    install: ClassVar[str] = ""  # the install line when it is not the extra (e.g. a --no-deps install)
+
+    @classmethod
+    def install_line(cls) -> str:
+        """The command that installs this adapter's peer."""
+        return cls.install or f"pip install 'packbench[{cls.extra}]'"
 
     @classmethod
     def unavailable(cls) -> str | None:
         """Why this adapter cannot run here (its peer is not installed), or None."""
         gone = missing(cls.modules)
-        return _message(cls.kind, cls.name, gone, cls.extra) if gone else None  # type: ignore[attr-defined]
+        return _message(cls, gone) if gone else None
 
 
 class PeerStrategy(_Peer, Strategy):

@@ -1,8 +1,8 @@
 """tokenpack-rag: its budgeted chunk selectors (`select_chunks`).
 
-Extra: ``pip install 'packbench[peers-tokenpack]'`` installs nothing heavy: tokenpack-rag's own
-dependencies (sentence-transformers, torch, ...; about 5.9 GB) are only needed for its embedding and
-reranking models, never by its selectors, so install it with ``pip install --no-deps tokenpack-rag``.
+No extra: tokenpack-rag's own dependencies (sentence-transformers, torch, ...; about 5.9 GB) are
+only needed for its embedding and reranking models, never by its selectors, so install it with
+``pip install --no-deps tokenpack-rag`` (0.6 MB).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ class TokenPack(PeerStrategy):
 
     name = "tokenpack"
     peer = "tokenpack-rag"
-    extra, modules = "peers-tokenpack", ("tokenpack.selectors",)
+    extra, modules = "peers", ("tokenpack.selectors",)
+    install = "pip install --no-deps 'tokenpack-rag>=0.1.2'"
     PARAMS = MappingProxyType({
         "selector": Param("knapsack", one_of(*SELECTORS), "tokenpack selection strategy"),
         "candidate_pool": Param(250, int_in(1, 10**9), "candidates considered (best by value)"),
