@@ -7,7 +7,24 @@ from typing import ClassVar
 from ..component import Component
 from ..items import Problem, Selection
 
-__all__ = ["Strategy"]
+__all__ = ["Strategy", "Refused"]
+
+
+class Refused(ValueError):
+    """A strategy's declared refusal (its `Strategy.skip` gave a reason), raised by `pack`.
+
+    A ValueError, so library callers see what they always saw; the experiment
+    runner records these, and only these, as ``skipped`` runs.
+
+    Attributes:
+        strategy: The strategy's name.
+        reason: What `skip` returned.
+    """
+
+    def __init__(self, strategy: str, reason: str) -> None:
+        super().__init__(reason)
+        self.strategy = strategy
+        self.reason = reason
 
 
 class Strategy(Component):
