@@ -23,7 +23,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from .dedupe import jaccard, shingles, words
+from .dedupe import jaccard, shingles, signature, words
 from .items import Item
 
 __all__ = ["Similarity", "SIMILARITIES", "check_similarity", "similarity_matrix",
@@ -66,7 +66,7 @@ def jaccard_matrix(items: Sequence[Item]) -> np.ndarray:
     n = len(items)
     if n == 0:
         return np.zeros((0, 0))
-    sets = [shingles(words(it.text)) for it in items]
+    sets = [shingles(signature(it.text)) for it in items]
     binary = _sparse_rows([list(s) for s in sets], counts=False)
     inter = (binary @ binary.T).toarray()
     sizes = np.array([len(s) for s in sets], dtype=np.float64)
@@ -171,5 +171,5 @@ def similarity_matrix(items: Sequence[Item], similarity: Similarity = "jaccard")
 
 def pair_jaccard(a: Item, b: Item) -> float:
     """Word-trigram Jaccard of two items, the scalar reference for `jaccard_matrix`."""
-    return jaccard(shingles(words(a.text)), shingles(words(b.text)))
+    return jaccard(shingles(signature(a.text)), shingles(signature(b.text)))
 

@@ -15,9 +15,9 @@ from .exact import Exact, dedupe_indexed
 from .minhash import MinHash, dedupe_minhash
 from .pairwise import Pairwise, dedupe_pairwise
 from .rule import DedupeMethod, DedupeResult, dedupe_order, jaccard, shingles
-from .tokenise import words
+from .tokenise import normalise, signature, words
 
-__all__ = ["words", "shingles", "jaccard", "dedupe_pairwise", "dedupe_indexed", "dedupe_minhash",
+__all__ = ["words", "signature", "normalise", "shingles", "jaccard", "dedupe_pairwise", "dedupe_indexed", "dedupe_minhash",
            "dedupe_order", "DedupeMethod", "DedupeResult", "Exact", "Pairwise", "MinHash", "DEDUPE_METHODS"]
 
 DEDUPE_METHODS: Registry[DedupeMethod] = Registry("dedupe method", [Exact, Pairwise, MinHash])

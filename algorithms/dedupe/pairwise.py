@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..items import Item
 from .rule import DedupeMethod, DedupeResult, dedupe_order, jaccard, shingles
-from .tokenise import words
+from .tokenise import signature
 
 __all__ = ["dedupe_pairwise", "Pairwise"]
 
@@ -27,12 +27,12 @@ def dedupe_pairwise(candidates: Sequence[Item], pinned: Sequence[Item], threshol
     """
     anchors: list[tuple[str, tuple[str, ...], frozenset]] = []
     for p in pinned:
-        w = words(p.text)
+        w = signature(p.text)
         anchors.append((p.id, w, shingles(w)))
     kept: list[Item] = []
     dropped: dict[str, str] = {}
     for item in dedupe_order(candidates):
-        w = words(item.text)
+        w = signature(item.text)
         sh = shingles(w)
         match = next((aid for aid, aw, ash in anchors if aw == w or jaccard(sh, ash) >= threshold), None)
         if match is not None:

@@ -3,8 +3,9 @@
 Candidates are visited in descending score (ties by id); one is dropped when
 its word list equals, or its word-trigram Jaccard similarity is >= the
 threshold with, a pinned item or an already kept candidate. Texts under three
-words form a single shingle: the whole word tuple. Words are defined in
-`tokenise.words`.
+words form a single shingle: the whole word tuple. Words (Unicode-aware, equal
+to seed 000's ``[a-z0-9]+`` on ASCII) and the signature of a text without
+words are defined in `tokenise`.
 
 The `dropped` mapping names, for each dropped candidate, the first item it
 matched in visiting order (pinned items in input order, then kept candidates in
