@@ -39,7 +39,7 @@ import numpy as np
 from ..items import Item
 from .anchors import join_anchors
 from .filter import may_match, prefix_lengths
-from .rule import DedupeMethod, DedupeResult, dedupe_order
+from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order
 from .tokenise import word_codes
 
 __all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "shared_ranks"]
@@ -210,12 +210,7 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     visit = dedupe_order(candidates)
     anchors_first = list(pinned)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
-        if not visit:
-            return [], {}
-        head = anchors_first[0].id if anchors_first else visit[0].id
-        kept = [] if anchors_first else [visit[0]]
-        rest = visit if anchors_first else visit[1:]
-        return kept, {it.id: head for it in rest}
+        return absorb_all(visit, anchors_first)
     texts = anchors_first + visit
     if not visit:
         return [], {}
