@@ -29,7 +29,7 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
 
     Raises:
         TypeError: An element is not an `Item` (the message gives its position).
-        ValueError: Two items share an id.
+        ValueError: Two items share an id, or embeddings of different dimensions.
     """
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
@@ -41,6 +41,12 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
         if it.id in seen:
             raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
         seen.add(it.id)
+    dims = {len(it.embedding) for it in out if it.embedding is not None}
+    if len(dims) > 1:
+        first = next(it for it in out if it.embedding is not None)
+        other = next(it for it in out if it.embedding is not None and len(it.embedding) != len(first.embedding))
+        raise ValueError(f"item {other.id!r}: embedding has {len(other.embedding)} dimensions, but item "
+                         f"{first.id!r} has {len(first.embedding)} (all embeddings must have one dimension)")
     return out
 
 
@@ -172,11 +178,17 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     picked = sorted(set(selection.indices))
     chosen = [survivors[k] for k in picked]
     used = sum(it.tokens for it in chosen)
-    if used > room:  # a strategy bug must never reach a caller as a silent overflow
-        raise RuntimeError(f"strategy {strategy!r} chose {used} tokens for a room of {room}")
+    info = dict(selection.info)
+    if used > room:
+        # A strategy bug must never reach a caller as a silent overflow; a peer adapter that may
+        # overflow (it counts words, or keeps the crossing item, as the peer ships it) returns what
+        # the peer chose, marked, so the harness can count the violation.
+        if not chooser.may_exceed_budget:
+            raise RuntimeError(f"strategy {strategy!r} chose {used} tokens for a room of {room}")
+        info.update(budget_violation=True, over_tokens=used - room)
     ordered = arranger.arrange(chosen)
     truncated = None
-    if filler is not None:
+    if filler is not None and used <= room:
         picked_set = set(picked)
         unchosen = sorted((it for k, it in enumerate(survivors) if k not in picked_set),
                           key=lambda it: (-it.score, it.id))
@@ -186,4 +198,4 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
     return Packing(pinned + list(ordered), budget=budget, strategy=strategy, optimal=selection.optimal,
                    upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
-                   info=selection.info)
+                   over_budget=used > room, info=info)

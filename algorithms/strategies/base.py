@@ -43,6 +43,9 @@ class Strategy(Component):
     """
 
     kind: ClassVar[str] = "strategy"
+    # Only peer adapters set this: `pack` then reports a choice over the room (``over_budget``,
+    # ``info["over_tokens"]``) instead of raising, because the overflow is the peer's measured behaviour.
+    may_exceed_budget: ClassVar[bool] = False
 
     def skip(self, problem: Problem) -> str | None:
         """A declared refusal: the reason this strategy will not run on `problem`, or None.
