@@ -67,7 +67,7 @@ def _instances(unit: Unit) -> tuple[list[Instance], str | None]:
     runs become ``skipped`` rows of a placeholder instance ``UNAVAILABLE``.
     """
     try:
-        return list(source_registry()[unit.source](**unit.source_params).instances(unit.seed)), None
+        return list(source_registry().lookup(unit.source)(**unit.source_params).instances(unit.seed)), None
     except (OSError, ValueError, ImportError, RuntimeError) as exc:
         return [Instance(UNAVAILABLE, ())], f"source {unit.source!r} unavailable: {type(exc).__name__}: {exc}"
 
@@ -110,7 +110,7 @@ def _reference(config: ExperimentConfig, inst: Instance, budget: int, near_dup: 
 
 def _base_row(config: ExperimentConfig, unit: Unit, inst: Instance, cell: Cell, rid: str) -> dict[str, Any]:
     row: dict[str, Any] = {"experiment": config.name, "run_id": rid, "source": unit.source,
-                           "source_kind": source_registry()[unit.source].kind}
+                           "source_kind": source_registry().lookup(unit.source).kind}
     row.update({f"p_{k}": v for k, v in unit.source_resolved.items()})
     row.update({"seed": unit.seed, "instance": inst.key, "strategy": cell.strategy,
                 "strategy_label": label(cell.strategy, cell.strategy_params)})
