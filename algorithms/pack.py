@@ -69,12 +69,6 @@ def _check_totals(items: list[Item]) -> None:
                          f"(largest: item {max(items, key=lambda it: abs(it.score)).id!r})")
 
 
-def _lookup(registry: Mapping[str, Any], name: Any, kind: str) -> Any:
-    if not isinstance(name, str) or name not in registry:
-        raise ValueError(f"unknown {kind} {name!r}; valid: {', '.join(sorted(registry))}")
-    return registry[name]
-
-
 def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]],
            open_to: int | None = None) -> list[dict[str, Any]]:
     """Split keyword params among the strategy, order and fill that declare them.
@@ -128,7 +122,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         order: A name in `ORDERS` (or an import path, plug-in name or `Order` subclass).
         pinned_overflow: "raise" (pinned tokens over the budget is an error) or
             "clamp" (return the pinned items alone with ``over_budget=True``).
-        dedupe: A name in `DEDUPE_METHODS`.
+        dedupe: A name in `DEDUPE_METHODS` (or an import path or `DedupeMethod` subclass).
         fill: None, or a name in `FILLS` (or an import path, plug-in name or `Fill` subclass) to
             use the leftover budget after selection.
         **params: Parameters of the strategy, order or fill (see `packbench list`).
@@ -151,7 +145,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     near_dup = _check_near_dup(near_dup)
     strategy, strategy_cls = STRATEGIES.resolve(strategy)
     order, order_cls = ORDERS.resolve(order)
-    dedupe_fn = _lookup(DEDUPE_METHODS, dedupe, "dedupe method")
+    deduper = DEDUPE_METHODS.lookup(dedupe)()
     if pinned_overflow not in PINNED_OVERFLOW:
         raise ValueError(f"pinned_overflow must be one of {list(PINNED_OVERFLOW)}, got {pinned_overflow!r}")
     fill, fill_cls = (None, None) if fill is None else FILLS.resolve(fill)
@@ -175,7 +169,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     if near_dup is None:
         kept_ids, dropped = {it.id for it in candidates}, {}
     else:
-        kept, dropped = dedupe_fn(candidates, pinned, near_dup)
+        kept, dropped = deduper.dedupe(candidates, pinned, near_dup)
         kept_ids = {it.id for it in kept}
     # Input order, so strategies see retrieval order; negative scores can never help.
     survivors = tuple(it for it in candidates if it.id in kept_ids and it.score >= 0)

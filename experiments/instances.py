@@ -51,3 +51,7 @@ class Source(Component):
     def instances(self, seed: int) -> Iterator[Instance]:
         """Yield the instances for `seed`, deterministically."""
         raise NotImplementedError
+
+    def data_note(self) -> str | None:
+        """Which data files the instances are read from (a corpus says; a synthetic family has none)."""
+        return None

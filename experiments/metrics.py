@@ -72,7 +72,7 @@ def certified_bound(items: Sequence[Item], budget: int, near_dup: float | None, 
     pinned = [it for it in items if it.pinned]
     cands = [it for it in items if not it.pinned]
     if near_dup is not None:
-        cands, _ = DEDUPE_METHODS[dedupe](cands, pinned, near_dup)
+        cands, _ = DEDUPE_METHODS.lookup(dedupe)().dedupe(cands, pinned, near_dup)
     room = budget - sum(it.tokens for it in pinned)
     if room <= 0:
         return 0.0

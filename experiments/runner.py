@@ -262,6 +262,7 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
         ValueError: `out_dir` holds rows of runs that are not in this config
             (use ``force`` or another directory).
     """
+    from .corpora import data_notes
     from .provenance import provenance as current_provenance
     from .provenance import relative_to_repo
     from .report import write_report
@@ -290,6 +291,7 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
         "config": config.model_dump(mode="json"), "reference": config.reference_name,
         "seeds": list(config.seeds), "runs_total": len(wanted), "runs_resumed": len(done),
         "runs_dropped_partial_lines": store.dropped_lines, "workers": workers, "provenance": prov,
+        "data": data_notes(config),
         "status": "running",
     }
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
