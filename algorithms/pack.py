@@ -13,7 +13,7 @@ from .dedupe import DEDUPE_METHODS
 from .items import Item, Packing, Problem
 from .params import Param
 from .registry import FILLS, ORDERS, STRATEGIES
-from .strategies.base import check_selection
+from .strategies.base import Refused, check_selection
 
 __all__ = ["pack", "validate_items", "validate_budget"]
 
@@ -136,6 +136,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         TypeError: An item, the budget or a parameter has the wrong type.
         ValueError: Repeated id, negative budget, unknown name or parameter,
             value out of range, pinned tokens over the budget with "raise",
+            the strategy's declared refusal (`Refused`, from its ``skip``),
             items whose tokens add up to more than 2**62, or whose absolute
             scores add up to more than a quarter of the float range.
     """
@@ -177,6 +178,9 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
     problem = Problem(survivors, min(room, sum(it.tokens for it in survivors)), tuple(pinned))
+    refusal = chooser.skip(problem)
+    if refusal is not None:
+        raise Refused(strategy, refusal)
     selection = chooser.select(problem)
     picked = check_selection(strategy, problem, selection)
     chosen = [survivors[k] for k in picked]

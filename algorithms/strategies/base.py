@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from ..component import Component
 from ..items import Problem, Selection
 
-__all__ = ["Strategy", "StrategyContractError", "check_selection"]
+__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection"]
 
 
 class StrategyContractError(RuntimeError):
@@ -50,6 +50,23 @@ def check_selection(name: str, problem: Problem, selection: Any) -> tuple[int, .
     if used > problem.room:  # a strategy bug must never reach a caller as a silent overflow
         raise StrategyContractError(f"strategy {name!r} chose {used} tokens for a room of {problem.room}")
     return tuple(sorted(seen))
+
+
+class Refused(ValueError):
+    """A strategy's declared refusal (its `Strategy.skip` gave a reason), raised by `pack`.
+
+    A ValueError, so library callers see what they always saw; the experiment
+    runner records these, and only these, as ``skipped`` runs.
+
+    Attributes:
+        strategy: The strategy's name.
+        reason: What `skip` returned.
+    """
+
+    def __init__(self, strategy: str, reason: str) -> None:
+        super().__init__(reason)
+        self.strategy = strategy
+        self.reason = reason
 
 
 class Strategy(Component):
