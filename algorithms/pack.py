@@ -182,12 +182,17 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     if refusal is not None:
         raise Refused(strategy, refusal)
     selection = chooser.select(problem)
-    picked = check_selection(strategy, problem, selection)
+    picked = check_selection(strategy, problem, selection, may_exceed_room=chooser.may_exceed_budget)
     chosen = [survivors[k] for k in picked]
     used = sum(it.tokens for it in chosen)
+    info = dict(selection.info)
+    if used > room:
+        # Only a peer adapter may overflow (it counts words, or keeps the crossing item, as the peer
+        # ships it): it returns what the peer chose, marked, so the harness can count the violation.
+        info.update(budget_violation=True, over_tokens=used - room)
     ordered = arranger.arrange(chosen)
     truncated = None
-    if filler is not None:
+    if filler is not None and used <= room:
         picked_set = set(picked)
         unchosen = sorted((it for k, it in enumerate(survivors) if k not in picked_set),
                           key=lambda it: (-it.score, it.id))
@@ -197,4 +202,4 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
     return Packing(pinned + list(ordered), budget=budget, strategy=strategy, optimal=selection.optimal,
                    upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
-                   info=selection.info)
+                   over_budget=used > room, info=info)

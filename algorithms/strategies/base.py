@@ -19,13 +19,15 @@ class StrategyContractError(RuntimeError):
     """
 
 
-def check_selection(name: str, problem: Problem, selection: Any) -> tuple[int, ...]:
+def check_selection(name: str, problem: Problem, selection: Any, may_exceed_room: bool = False) -> tuple[int, ...]:
     """The chosen candidate indices of a strategy's answer, checked against `problem`.
 
     Args:
         name: The strategy, for the message.
         problem: What the strategy was given.
         selection: What its `select` returned.
+        may_exceed_room: Skip the room check (a peer adapter returning what the peer chose; `pack`
+            marks the overflow instead).
 
     Returns:
         The indices, sorted.
@@ -47,7 +49,7 @@ def check_selection(name: str, problem: Problem, selection: Any) -> tuple[int, .
                                         f"{problem.candidates[k].id!r} twice")
         seen.add(int(k))
     used = sum(problem.candidates[k].tokens for k in seen)
-    if used > problem.room:  # a strategy bug must never reach a caller as a silent overflow
+    if used > problem.room and not may_exceed_room:  # a strategy bug must never reach a caller as a silent overflow
         raise StrategyContractError(f"strategy {name!r} chose {used} tokens for a room of {problem.room}")
     return tuple(sorted(seen))
 
@@ -85,6 +87,9 @@ class Strategy(Component):
     """
 
     kind: ClassVar[str] = "strategy"
+    # Only peer adapters set this: `pack` then reports a choice over the room (``over_budget``,
+    # ``info["over_tokens"]``) instead of raising, because the overflow is the peer's measured behaviour.
+    may_exceed_budget: ClassVar[bool] = False
 
     def skip(self, problem: Problem) -> str | None:
         """A declared refusal: the reason this strategy will not run on `problem`, or None.

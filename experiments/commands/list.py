@@ -19,7 +19,9 @@ WHAT = ("strategies", "orders", "fills", "dedupe", "families", "corpora", "plots
 
 def _describe_one(name: str, obj: Any) -> str:
     if isinstance(obj, type) and hasattr(obj, "describe"):
-        return obj.describe(as_name=name)
+        text = obj.describe(as_name=name)
+        why = obj.unavailable() if hasattr(obj, "unavailable") else None  # a peer adapter whose peer is missing
+        return text + (f"\n    [skipped here: {why}]" if why else "")
     # A layer not converted to components yet (plain functions): name and first docstring line.
     doc = (inspect.getdoc(obj) or "").splitlines()
     return f"{name}: {doc[0]}" if doc else name
