@@ -18,6 +18,12 @@ OVER_LIMIT_EXEMPT = {
     "packbench.experiments.config": "exp (issue 11: config/grid)",
     "packbench.experiments.metrics": "exp (issue 11: the metrics table)",
 }
+# Cycles on main that their owner is removing, each as the set of its modules; a cycle that grows, or
+# any other, fails. Once one is gone the test says to remove it here.
+KNOWN_CYCLES = {
+    frozenset(f"packbench.experiments.claims.{m}" for m in ("checks", "measures", "knapsack", "mmr", "submodular")):
+        "gate (issue 11: claims groups without circles)",
+}
 
 
 @dataclass(frozen=True)
@@ -119,8 +125,8 @@ def import_edges(modules: dict[str, Path]) -> list[Edge]:
     return edges
 
 
-def find_cycles(edges: list[Edge]) -> list[list[Edge]]:
-    """One concrete cycle per strongly connected component with more than one module (Tarjan)."""
+def find_cycles(edges: list[Edge]) -> list[tuple[frozenset[str], list[Edge]]]:
+    """Each strongly connected component of more than one module (Tarjan), with one shortest cycle."""
     graph: dict[str, list[Edge]] = {}
     for e in edges:
         graph.setdefault(e.source, []).append(e)
@@ -177,7 +183,7 @@ def find_cycles(edges: list[Edge]) -> list[list[Edge]]:
                 if found:
                     break
             frontier = nxt
-        cycles.append(found)
+        cycles.append((frozenset(comp), found))
     return cycles
 
 
@@ -207,18 +213,24 @@ def test_the_walk_sees_the_whole_package_and_its_function_level_imports():
 
 def test_find_cycles_reports_a_cycle_with_its_lines():
     edges = [Edge("p.a", "p.b", 3), Edge("p.b", "p.c", 5), Edge("p.c", "p.a", 7), Edge("p.c", "p.d", 8)]
-    (cycle,) = find_cycles(edges)
+    ((members, cycle),) = find_cycles(edges)
+    assert members == {"p.a", "p.b", "p.c"}
     assert [(e.source, e.target, e.line) for e in cycle] == [("p.a", "p.b", 3), ("p.b", "p.c", 5), ("p.c", "p.a", 7)]
     assert find_cycles([Edge("p.a", "p.b", 1), Edge("p.b", "p.c", 1)]) == []
 
 
 def test_no_import_cycles():
     modules = package_modules()
-    cycles = find_cycles(import_edges(modules))
-    assert not cycles, (
+    found = find_cycles(import_edges(modules))
+    members = [m for m, _ in found]
+    new = [(m, c) for m, c in found if m not in KNOWN_CYCLES]
+    assert not new, (
         "import cycles among packbench's modules (function-level imports count: they only defer the "
         "circle). Break each by moving what both sides need into a module that imports neither, or by "
-        "passing it in:\n" + "\n".join(describe_cycle(c, modules) for c in cycles))
+        "passing it in:\n" + "\n".join(f"  modules in one circle: {', '.join(sorted(m))}\n{describe_cycle(c, modules)}"
+                                  for m, c in new))
+    fixed = [owner for known, owner in KNOWN_CYCLES.items() if known not in members]
+    assert not fixed, f"a known cycle is gone; remove it from KNOWN_CYCLES in {__file__}: {fixed}"
 
 
 def test_no_module_over_the_line_limit():
