@@ -121,8 +121,10 @@ class Packing(Sequence):
         dropped: Id of each candidate removed as a duplicate -> id of the kept or
             pinned item it duplicated.
         seconds: Wall time of dedupe plus selection.
-        over_budget: True only with `pinned_overflow="clamp"` when the pinned
-            items alone exceed the budget.
+        over_budget: True with `pinned_overflow="clamp"` when the pinned items
+            alone exceed the budget, or when a peer adapter (a strategy with
+            ``may_exceed_budget``) chose more than the room; then ``info`` has
+            ``budget_violation`` and ``over_tokens``.
         truncated: Id of the item that was cut to fill the leftover budget, or None.
         info: Strategy-specific extras.
     """

@@ -13,6 +13,7 @@ from .dedupe import DEDUPE_METHODS
 from .items import Item, Packing, Problem
 from .params import Param
 from .registry import FILLS, ORDERS, STRATEGIES
+from .strategies.base import Refused
 
 __all__ = ["pack", "validate_items", "validate_budget"]
 
@@ -66,12 +67,6 @@ def _check_totals(items: list[Item]) -> None:
         raise ValueError(f"items: the absolute scores add up to more than {MAX_TOTAL_SCORE:.3g} (a quarter of the "
                          f"float range), so sums overflow; rescale the scores "
                          f"(largest: item {max(items, key=lambda it: abs(it.score)).id!r})")
-
-
-def _lookup(registry: Mapping[str, Any], name: Any, kind: str) -> Any:
-    if not isinstance(name, str) or name not in registry:
-        raise ValueError(f"unknown {kind} {name!r}; valid: {', '.join(sorted(registry))}")
-    return registry[name]
 
 
 def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]]) -> list[dict[str, Any]]:
@@ -128,6 +123,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         TypeError: An item, the budget or a parameter has the wrong type.
         ValueError: Repeated id, negative budget, unknown name or parameter,
             value out of range, pinned tokens over the budget with "raise",
+            the strategy's declared refusal (`Refused`, from its ``skip``),
             items whose tokens add up to more than 2**62, or whose absolute
             scores add up to more than a quarter of the float range.
     """
@@ -137,7 +133,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     near_dup = _check_near_dup(near_dup)
     strategy_cls = STRATEGIES.lookup(strategy)
     order_cls = ORDERS.lookup(order)
-    dedupe_fn = _lookup(DEDUPE_METHODS, dedupe, "dedupe method")
+    deduper = DEDUPE_METHODS.lookup(dedupe)()
     if pinned_overflow not in PINNED_OVERFLOW:
         raise ValueError(f"pinned_overflow must be one of {list(PINNED_OVERFLOW)}, got {pinned_overflow!r}")
     fill_cls = None if fill is None else FILLS.lookup(fill)
@@ -161,7 +157,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     if near_dup is None:
         kept_ids, dropped = {it.id for it in candidates}, {}
     else:
-        kept, dropped = dedupe_fn(candidates, pinned, near_dup)
+        kept, dropped = deduper.dedupe(candidates, pinned, near_dup)
         kept_ids = {it.id for it in kept}
     # Input order, so strategies see retrieval order; negative scores can never help.
     survivors = tuple(it for it in candidates if it.id in kept_ids and it.score >= 0)
@@ -169,15 +165,29 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
     problem = Problem(survivors, min(room, sum(it.tokens for it in survivors)), tuple(pinned))
+    refusal = chooser.skip(problem)
+<<<<<<< HEAD
+    if refusal is not None:  # a declared refusal (e.g. a peer whose extra is not installed)
+        raise ValueError(f"strategy {strategy!r} skipped: {refusal}")
+=======
+    if refusal is not None:
+        raise Refused(strategy, refusal)
+>>>>>>> main
     selection = chooser.select(problem)
     picked = sorted(set(selection.indices))
     chosen = [survivors[k] for k in picked]
     used = sum(it.tokens for it in chosen)
-    if used > room:  # a strategy bug must never reach a caller as a silent overflow
-        raise RuntimeError(f"strategy {strategy!r} chose {used} tokens for a room of {room}")
+    info = dict(selection.info)
+    if used > room:
+        # A strategy bug must never reach a caller as a silent overflow; a peer adapter that may
+        # overflow (it counts words, or keeps the crossing item, as the peer ships it) returns what
+        # the peer chose, marked, so the harness can count the violation.
+        if not chooser.may_exceed_budget:
+            raise RuntimeError(f"strategy {strategy!r} chose {used} tokens for a room of {room}")
+        info.update(budget_violation=True, over_tokens=used - room)
     ordered = arranger.arrange(chosen)
     truncated = None
-    if filler is not None:
+    if filler is not None and used <= room:
         picked_set = set(picked)
         unchosen = sorted((it for k, it in enumerate(survivors) if k not in picked_set),
                           key=lambda it: (-it.score, it.id))
@@ -187,4 +197,4 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
     return Packing(pinned + list(ordered), budget=budget, strategy=strategy, optimal=selection.optimal,
                    upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
-                   info=selection.info)
+                   over_budget=used > room, info=info)

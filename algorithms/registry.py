@@ -1,14 +1,15 @@
 """The registries of the packing library, built from the classes (each name is written once, on its class).
 
-Adding a strategy is one module under `strategies/` plus one entry in the list below.
+Adding a strategy is one module under `strategies/` plus one entry in the list below. Peer adapters
+(`peers/`) are always registered; where a peer is not installed they declare `skip` with the extra.
 """
 
 from __future__ import annotations
 
 from .component import Registry
-from .curve_order import CurveOrder
 from .fill import Fill
-from .orders import LostInMiddle, Order, Original, ScoreDesc
+from .orders import CurveOrder, LostInMiddle, Order, Original, ScoreDesc
+from .peers import PEER_ORDERS, PEER_STRATEGIES
 from .strategies.base import Strategy
 from .strategies.best_single import GreedyBestSingle
 from .strategies.bnb import BranchAndBound
@@ -27,8 +28,9 @@ __all__ = ["STRATEGIES", "ORDERS", "FILLS"]
 
 STRATEGIES: Registry[Strategy] = Registry("strategy", [
     Greedy, GreedyBestSingle, Prefix, Recency, ExactDP, Exact, CPSAT, BranchAndBound, FPTAS, MMR, Submodular,
+    *PEER_STRATEGIES,
 ])
 
-ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, CurveOrder])
+ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, CurveOrder, *PEER_ORDERS])
 
 FILLS: Registry[Fill] = Registry("fill", [Truncate])

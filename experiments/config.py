@@ -40,7 +40,7 @@ __all__ = ["ExperimentConfig", "SourceEntry", "StrategyEntry", "OrderEntry", "lo
            "source_registry", "registry", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
 
 # The utility curve when a config names none: Liu et al. 2024, GPT-3.5-Turbo with 20 documents
-# (a preset of algorithms/curves.py).
+# (a preset of algorithms/orders/curves.py).
 DEFAULT_CURVE = "gpt-3.5-turbo-20"
 
 

@@ -1,80 +1,47 @@
-"""Run an experiment: plan the runs, execute the pending ones (serially or in processes), record rows.
+"""Run an experiment: plan the runs once, execute the pending ones, record one row per run.
 
-Every run is one `pack` call pattern on one instance: `repeats` timed calls,
-the first result measured. A strategy that raises ValueError (a refusal such as
-exact_dp's memory cap, or pinned items over the budget) gives a ``skipped`` row,
-any other exception an ``error`` row, both with the reason; a packing whose
-info says the search was ``stopped`` gives a ``timeout`` row with its metrics.
-The reference optimum for the score ratio is computed once per instance x
-budget x near_dup and shared by the runs of that instance.
+Every run is `repeats` timed `pack` calls on one instance; the first result is
+measured. Only declared refusals become ``skipped`` rows: a strategy's
+`Strategy.skip` reason (raised by `pack` as `Refused`), an unavailable source,
+and the harness's own two (a "natural" budget on an instance without one, a
+budget below the pinned tokens). Any other exception, ValueError included, is
+an ``error`` row with the message; a packing whose info says the search was
+``stopped`` gives a ``timeout`` row with its metrics. The reference optimum
+for the score ratio is computed once per instance x budget x near_dup and
+shared by the runs of that instance.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
-import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from packbench.algorithms import pack
+from packbench.algorithms.strategies.base import Refused
 
 from .config import ExperimentConfig, source_registry
-from .grid import Cell, Unit, expand, label, run_id, run_params
+
 from .instances import Instance
-from .metrics import (Reference, answer_recall, budget_utilisation, certified_bound, duplicate_leakage,
-                      positional_utility, score_ratio)
+from .metrics import Measured, Reference, certified_bound
+from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, is_unavailable, plan, unavailable_reason
+from .schema import TIMING_COLUMNS, Status, make_row
 
-__all__ = ["PlannedUnit", "plan", "run_unit", "execute", "run_experiment", "TIMING_COLUMNS", "budget_tokens",
-           "UNAVAILABLE"]
+if TYPE_CHECKING:
+    from .executors import Executor
 
-UNAVAILABLE = "unavailable"
-
-# Columns that differ between otherwise identical runs (wall time, when they ran).
-TIMING_COLUMNS = ("seconds_median", "seconds_p95", "started_at")
+__all__ = ["run_unit", "run_chunk", "budget_tokens", "run_experiment", "TIMING_COLUMNS"]
 
 
 class _Skipped(Exception):
-    """A run that cannot be done as configured (the strategy or the budget refused); not a bug."""
-
-
-@dataclass(frozen=True)
-class PlannedUnit:
-    """A unit with the run ids of its instances that still have to run."""
-
-    unit: Unit
-    run_ids: frozenset[str]
-
-
-def _unit_runs(config: ExperimentConfig, unit: Unit, instances: Iterable[Instance]):
-    for inst in instances:
-        for cell in unit.cells:
-            yield inst, cell, run_id(run_params(config, unit, inst.key, cell))
-
-
-def _instances(unit: Unit) -> tuple[list[Instance], str | None]:
-    """The unit's instances, or one placeholder and the reason when the source cannot build them.
-
-    A corpus whose data file is missing must not stop the other sources: its
-    runs become ``skipped`` rows of a placeholder instance ``UNAVAILABLE``.
-    """
-    try:
-        return list(source_registry()[unit.source](**unit.source_params).instances(unit.seed)), None
-    except (OSError, ValueError, ImportError, RuntimeError) as exc:
-        return [Instance(UNAVAILABLE, ())], f"source {unit.source!r} unavailable: {type(exc).__name__}: {exc}"
-
-
-def plan(config: ExperimentConfig) -> list[tuple[Unit, list[str]]]:
-    """Every unit of `config` with the run ids of all its runs (instances are built to list their keys)."""
-    return [(unit, [rid for _, _, rid in _unit_runs(config, unit, _instances(unit)[0])]) for unit in expand(config)]
+    """A declared refusal: the run cannot be done as configured; not a bug."""
 
 
 def budget_tokens(spec: int | float | str, instance: Instance) -> int:
@@ -108,22 +75,22 @@ def _reference(config: ExperimentConfig, inst: Instance, budget: int, near_dup: 
     return Reference(bound, False, f"{name}_bound")
 
 
-def _base_row(config: ExperimentConfig, unit: Unit, inst: Instance, cell: Cell, rid: str) -> dict[str, Any]:
-    row: dict[str, Any] = {"experiment": config.name, "run_id": rid, "source": unit.source,
-                           "source_kind": source_registry()[unit.source].kind}
-    row.update({f"p_{k}": v for k, v in unit.source_resolved.items()})
-    row.update({"seed": unit.seed, "instance": inst.key, "strategy": cell.strategy,
-                "strategy_label": label(cell.strategy, cell.strategy_params)})
-    row.update({f"sp_{k}": v for k, v in cell.strategy_resolved.items()})
-    row.update({"order": cell.order, "order_label": label(cell.order, cell.order_params)})
-    row.update({f"op_{k}": v for k, v in cell.order_resolved.items()})
-    row.update({"budget_spec": cell.budget, "budget": None, "near_dup": cell.near_dup,
-                "dedupe": config.dedupe, "status": "ok", "reason": None})
-    return row
+def _budget(run: Run, inst: Instance) -> int:
+    try:
+        budget = budget_tokens(run.cell.budget, inst)
+    except ValueError as exc:
+        raise _Skipped(str(exc)) from None
+    pinned = [it for it in inst.items if it.pinned]
+    need = sum(it.tokens for it in pinned)
+    if need > budget:
+        raise _Skipped(f"pinned items need {need} tokens, over the budget of {budget} "
+                       f"(pinned: {', '.join(it.id for it in pinned)})")
+    return budget
 
 
-def _measure(config: ExperimentConfig, inst: Instance, cell: Cell, budget: int, row: dict[str, Any],
-             refs: dict[tuple[int, float | None], Reference]) -> None:
+def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
+             refs: dict[tuple[int, float | None], Reference]) -> Measured:
+    cell = run.cell
     params = {**cell.strategy_params, **cell.order_params}
     seconds = []
     packing = None
@@ -132,23 +99,22 @@ def _measure(config: ExperimentConfig, inst: Instance, cell: Cell, budget: int, 
         try:
             result = pack(inst.items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order,
                           dedupe=config.dedupe, **params)
-        except ValueError as exc:  # a refusal (memory cap, pinned over budget), not a bug
+        except Refused as exc:
             raise _Skipped(str(exc)) from None
         seconds.append(time.perf_counter() - start)
         if packing is None:
             packing = result
-    chosen = [it for it in packing if not it.pinned]
-    score = math.fsum(it.score for it in chosen)
+    score = math.fsum(it.score for it in packing if not it.pinned)
     key = (budget, cell.near_dup)
     if key not in refs:
         refs[key] = _reference(config, inst, budget, cell.near_dup)
     ref = refs[key]
-    pinned_score = packing.score - score
-    own_bound = None if packing.upper_bound is None else packing.upper_bound - pinned_score
+    own_bound = None if packing.upper_bound is None else packing.upper_bound - (packing.score - score)
     if packing.optimal is True and not ref.exact:
         ref = Reference(score, True, f"{cell.strategy}_optimal")
     elif not ref.exact and own_bound is not None and own_bound < ref.value:
         ref = Reference(max(own_bound, score), False, f"{cell.strategy}_bound")
+<<<<<<< HEAD
     ratio, kind = score_ratio(score, ref)
     utility, order_eff = positional_utility(chosen, config.curve)
     row.update({
@@ -159,6 +125,8 @@ def _measure(config: ExperimentConfig, inst: Instance, cell: Cell, budget: int, 
         "n_after_dedupe": sum(1 for it in inst.items if not it.pinned) - len(packing.dropped),
         "n_chosen": len(chosen), "score": score, "pinned_score": pinned_score,
         "tokens": packing.tokens, "utilisation": budget_utilisation(packing.tokens, budget),
+        # Only a peer adapter can go over (pack raises for packbench's own strategies).
+        "budget_violation": packing.tokens > budget, "over_tokens": max(0, packing.tokens - budget),
         "optimal": packing.optimal, "upper_bound": own_bound,
         "reference": ref.value, "reference_source": ref.source, "score_ratio": ratio, "ratio_kind": kind,
         **duplicate_leakage(chosen, inst.groups),
@@ -167,81 +135,76 @@ def _measure(config: ExperimentConfig, inst: Instance, cell: Cell, budget: int, 
         "seconds_median": statistics.median(seconds), "seconds_p95": float(np.percentile(seconds, 95)),
         "chosen_ids": [it.id for it in chosen],
     })
+=======
+    return Measured(packing, sum(1 for it in inst.items if not it.pinned), budget, ref, tuple(seconds),
+                    inst.groups, inst.answers, config.curve)
+>>>>>>> main
 
 
-def run_unit(config: ExperimentConfig, unit: Unit, pending: frozenset[str],
-             provenance: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run the pending runs of one unit and return their rows (never raises for a failing run)."""
-    rows = []
-    instances, unavailable = _instances(unit)
-    for inst in instances:
-        refs: dict[tuple[int, float | None], Reference] = {}
-        for cell in unit.cells:
-            rid = run_id(run_params(config, unit, inst.key, cell))
-            if rid not in pending:
-                continue
-            row = _base_row(config, unit, inst, cell, rid)
-            if unavailable:
-                row.update(status="skipped", reason=unavailable)
-                rows.append({**row, **provenance})
-                continue
-            try:
-                try:
-                    row["budget"] = budget = budget_tokens(cell.budget, inst)
-                except ValueError as exc:
-                    raise _Skipped(str(exc)) from None
-                _measure(config, inst, cell, budget, row, refs)
-            except _Skipped as exc:
-                row.update(status="skipped", reason=str(exc))
-            except Exception as exc:  # noqa: BLE001 - one failing run must not stop the experiment
-                row.update(status="error", reason=f"{type(exc).__name__}: {exc}")
-            row.update(provenance)
-            rows.append(row)
-    return rows
+def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provenance: Mapping[str, Any],
+         code: str | None) -> dict[str, Any]:
+    budget = None
+    try:
+        budget = _budget(run, inst)
+        measured = _measure(config, run, inst, budget, refs)
+    except _Skipped as exc:
+        return make_row(config, run, Status.SKIPPED, str(exc), budget=budget, code=code, provenance=provenance)
+    except Exception as exc:  # noqa: BLE001 - one failing run must not stop the experiment
+        return make_row(config, run, Status.ERROR, f"{type(exc).__name__}: {exc}", budget=budget, code=code,
+                        provenance=provenance)
+    stopped = measured.packing.info.get("stopped")
+    status, reason = (Status.OK, None) if stopped is None else (Status.TIMEOUT, f"stopped: {stopped}")
+    return make_row(config, run, status, reason, budget=budget, measured=measured, code=code,
+                    provenance=provenance)
 
 
-def execute(config: ExperimentConfig, units: list[PlannedUnit], provenance: dict[str, Any],
-            on_rows: Callable[[list[dict[str, Any]]], None], workers: int = 1, progress: bool = True) -> None:
-    """Run `units`, handing each unit's rows to `on_rows` as soon as the unit finishes.
+def run_unit(config: ExperimentConfig, pu: PlannedUnit, provenance: Mapping[str, Any],
+             codes: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Run the planned runs of one unit and return their rows (never raises for a failing run).
 
     Args:
         config: The experiment.
-        units: Units with their pending run ids.
+        pu: The unit and the runs to do.
         provenance: Fields added to every row.
-        on_rows: Called in this process with each finished unit's rows (e.g. to append them).
-        workers: Processes; 1 runs in this process.
-        progress: Show a tqdm bar on stderr (only when stderr is a terminal).
+        codes: Code fingerprint per strategy name (recorded in the ``code`` column).
+
+    Returns:
+        One row per planned run, in plan order.
     """
-    from tqdm import tqdm
-
-    total = sum(len(u.run_ids) for u in units)
-    bar = tqdm(total=total, unit="run", desc=config.name, file=sys.stderr,
-               disable=not (progress and sys.stderr.isatty()))
-    try:
-        if workers <= 1:
-            for pu in units:
-                rows = run_unit(config, pu.unit, pu.run_ids, provenance)
-                on_rows(rows)
-                bar.update(len(rows))
-            return
-        pool = ProcessPoolExecutor(max_workers=workers)
+    codes = codes or {}
+    unavailable = pu.unavailable
+    by_key: dict[str, Instance] = {}
+    if unavailable is None:
         try:
-            futures = [pool.submit(run_unit, config, pu.unit, pu.run_ids, provenance) for pu in units]
-            for fut in as_completed(futures):
-                rows = fut.result()
-                on_rows(rows)
-                bar.update(len(rows))
-        except BaseException:
-            # Interrupted or a worker died: keep what is written, do not wait for queued units.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
-    finally:
-        bar.close()
+            by_key = {inst.key: inst for inst in source_registry()[pu.unit.source](**pu.unit.source_params)
+                      .instances(pu.unit.seed)}
+        except SOURCE_UNAVAILABLE as exc:
+            unavailable = unavailable_reason(pu.unit.source, exc)
+    rows = []
+    refs: dict[str, dict[tuple[int, float | None], Reference]] = {}
+    for run in pu.runs():
+        code = codes.get(run.cell.strategy)
+        if unavailable is not None:
+            rows.append(make_row(config, run, Status.SKIPPED, unavailable, code=code, provenance=provenance))
+        elif run.instance not in by_key:
+            rows.append(make_row(config, run, Status.ERROR, f"source {pu.unit.source!r} did not yield instance "
+                                 f"{run.instance!r} this time (instances must be deterministic)", code=code,
+                                 provenance=provenance))
+        else:
+            rows.append(_row(config, run, by_key[run.instance], refs.setdefault(run.instance, {}), provenance,
+                             code))
+    return rows
 
 
-def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: int = 1, force: bool = False,
-                   progress: bool = True, config_path: str | Path | None = None) -> dict[str, Any]:
+def run_chunk(config: ExperimentConfig, provenance: Mapping[str, Any], codes: Mapping[str, str] | None,
+              chunk: list[PlannedUnit]) -> list[dict[str, Any]]:
+    """The rows of every unit of a chunk (what an executor runs on a worker)."""
+    return [row for pu in chunk for row in run_unit(config, pu, provenance, codes)]
+
+
+def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: int = 1,
+                   executor: Executor | str | None = None, force: bool = False, progress: bool = True,
+                   config_path: str | Path | None = None) -> dict[str, Any]:
     """Run (or resume) `config` into `out_dir` and write the manifest, summary and plots.
 
     Rows already in ``runs.jsonl`` are kept and their runs skipped; a partial
@@ -250,9 +213,11 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
     Args:
         config: The experiment.
         out_dir: Result directory (``results/<name>`` by convention).
-        workers: Processes (1: serial).
+        workers: Worker processes when `executor` is a name or None (1: serial).
+        executor: An `Executor`, or "serial", "processes" or "dask"; None picks serial for one
+            worker, else processes.
         force: Delete the existing rows and start over.
-        progress: Show a progress bar on a terminal.
+        progress: Show progress.
         config_path: The config file, recorded relative to the repository.
 
     Returns:
@@ -262,6 +227,8 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
         ValueError: `out_dir` holds rows of runs that are not in this config
             (use ``force`` or another directory).
     """
+    from .executors import make_executor
+    from .corpora import data_notes
     from .provenance import provenance as current_provenance
     from .provenance import relative_to_repo
     from .report import write_report
@@ -272,34 +239,54 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
     if force:
         store.reset()
     planned = plan(config)
-    wanted = {rid for _, ids in planned for rid in ids}
+    wanted = {rid for pu in planned for rid in pu.run_ids}
     rows = store.load()
-    # Placeholder rows of a source that was unavailable are redone once it is back.
-    kept = [r for r in rows if r["run_id"] in wanted or r.get("instance") != UNAVAILABLE]
+    # Rows of a source that was unavailable are redone (they fill in once the data is back).
+    kept = [r for r in rows if not is_unavailable(r)]
     if len(kept) < len(rows):
         store.rewrite(kept)
     done = {row["run_id"] for row in kept}
+    del rows, kept
     stale = done - wanted
     if stale:
         raise ValueError(f"{relative_to_repo(store.path)} holds {len(stale)} rows of runs that are not in "
                          f"config {config.name!r}; pass --force to start over or --out for another directory")
-    pending = [PlannedUnit(unit, frozenset(set(ids) - done)) for unit, ids in planned if set(ids) - done]
+    pending = [p for p in (pu.pending(done) for pu in planned) if p is not None]
+    if executor is None or isinstance(executor, str):
+        executor = make_executor(executor or ("serial" if workers <= 1 else "processes"), workers)
     prov = current_provenance()
     manifest = {
         "experiment": config.name, "config_path": None if config_path is None else relative_to_repo(config_path),
         "config": config.model_dump(mode="json"), "reference": config.reference_name,
         "seeds": list(config.seeds), "runs_total": len(wanted), "runs_resumed": len(done),
-        "runs_dropped_partial_lines": store.dropped_lines, "workers": workers, "provenance": prov,
-        "status": "running",
+        "runs_dropped_partial_lines": store.dropped_lines, "workers": executor.workers,
+        "executor": executor.name, "provenance": prov, "data": data_notes(config), "status": "running",
     }
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-    execute(config, pending, prov, store.append, workers=workers, progress=progress)
+    _execute(config, pending, executor, prov, store, progress)
     rows = store.load()
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    counts = Counter(row["status"] for row in rows)
     manifest.update(status="complete", status_counts=dict(sorted(counts.items())),
                     finished_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     write_report(out, rows, plots=config.plot_names)
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def _execute(config: ExperimentConfig, pending: list[PlannedUnit], executor: Executor,
+             prov: Mapping[str, Any], store: Any, progress: bool) -> None:
+    from tqdm import tqdm
+
+    from .executors import chunks
+
+    total = sum(len(pu) for pu in pending)
+    bar = tqdm(total=total, unit="run", desc=config.name, file=sys.stderr,
+               disable=not (progress and sys.stderr.isatty()))
+    task = functools.partial(run_chunk, config, dict(prov), None)
+    try:
+        with executor:
+            for rows in executor.map(task, chunks(pending)):
+                store.append(rows)
+                bar.update(len(rows))
+    finally:
+        bar.close()

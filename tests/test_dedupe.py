@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.algorithms.dedupe import (DEDUPE_METHODS, dedupe_indexed, dedupe_pairwise, shingles,
+from packbench.algorithms.dedupe import (DEDUPE_METHODS, Exact, Pairwise, dedupe_indexed, dedupe_pairwise, shingles,
                                words)
-from packbench.algorithms.dedupe_index import exact_shingle_codes, exact_word_ids, shared_ranks
+from packbench.algorithms.dedupe.exact import exact_shingle_codes, exact_word_ids, shared_ranks
 
 # Short words, long words that the fast word codes only tell apart exactly (same length, first and
 # last 8 bytes: the hashed codes collide), a non-ASCII word and one with a NUL inside.
@@ -66,8 +66,11 @@ def test_indexed_equals_pairwise_kept_and_partners(case):
 
 
 def test_exact_is_the_default_and_the_indexed_join():
-    assert DEDUPE_METHODS["exact"] is dedupe_indexed
-    assert DEDUPE_METHODS["pairwise"] is dedupe_pairwise
+    assert DEDUPE_METHODS["exact"] is Exact
+    assert DEDUPE_METHODS["pairwise"] is Pairwise
+    items = [Item("a", "alpha beta gamma delta", 2.0, 1), Item("b", "alpha beta gamma delta!", 1.0, 1)]
+    assert _summary(Exact().dedupe(items, [], 0.8)) == _summary(dedupe_indexed(items, [], 0.8))
+    assert _summary(Pairwise().dedupe(items, [], 0.8)) == _summary(dedupe_pairwise(items, [], 0.8))
 
 
 def test_threshold_zero_drops_everything_onto_the_first_anchor():

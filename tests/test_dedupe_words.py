@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms.dedupe import jaccard, shingles, words
-from packbench.algorithms.dedupe_index import active_texts
-from packbench.algorithms.dedupe_words import may_match, word_codes
+from packbench.algorithms.dedupe.exact import active_texts
+from packbench.algorithms.dedupe.filter import may_match
+from packbench.algorithms.dedupe.tokenise import word_codes
 from test_dedupe import VOCAB, dedupe_inputs
 
 
@@ -54,7 +55,7 @@ def test_word_codes_are_the_normalised_words(texts, extra):
 
 
 def test_word_codes_on_non_ascii_nul_and_block_boundaries(monkeypatch):
-    import packbench.algorithms.dedupe_words as dw
+    import packbench.algorithms.dedupe.tokenise as dw
     texts = ["Hello, World! 42", "ÄÖ über naïve café", "a\x00b c", "\ud800 lone", "\u212a elvin", "", "   x"]
     expected = [len(words(t)) for t in texts]
     assert word_codes(texts)[1].tolist() == expected

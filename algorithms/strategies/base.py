@@ -7,7 +7,24 @@ from typing import ClassVar
 from ..component import Component
 from ..items import Problem, Selection
 
-__all__ = ["Strategy"]
+__all__ = ["Strategy", "Refused"]
+
+
+class Refused(ValueError):
+    """A strategy's declared refusal (its `Strategy.skip` gave a reason), raised by `pack`.
+
+    A ValueError, so library callers see what they always saw; the experiment
+    runner records these, and only these, as ``skipped`` runs.
+
+    Attributes:
+        strategy: The strategy's name.
+        reason: What `skip` returned.
+    """
+
+    def __init__(self, strategy: str, reason: str) -> None:
+        super().__init__(reason)
+        self.strategy = strategy
+        self.reason = reason
 
 
 class Strategy(Component):
@@ -26,6 +43,9 @@ class Strategy(Component):
     """
 
     kind: ClassVar[str] = "strategy"
+    # Only peer adapters set this: `pack` then reports a choice over the room (``over_budget``,
+    # ``info["over_tokens"]``) instead of raising, because the overflow is the peer's measured behaviour.
+    may_exceed_budget: ClassVar[bool] = False
 
     def skip(self, problem: Problem) -> str | None:
         """A declared refusal: the reason this strategy will not run on `problem`, or None.

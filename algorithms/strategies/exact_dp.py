@@ -37,7 +37,24 @@ class ExactDP(Strategy):
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
     })
 
+    def skip(self, problem: Problem) -> str | None:
+        """The memory cap is a declared refusal: the reason when the DP would need more than it."""
+        keep = fitting_positive(problem.candidates, problem.room)
+        weights = [problem.candidates[k].tokens for k in keep]
+        if sum(weights) <= problem.room:
+            return None  # everything fits: no DP
+        need = dp_memory_bytes(weights, problem.room)
+        if need <= self.params["max_memory_mb"] * 2**20:
+            return None
+        return (f"strategy 'exact_dp': needs {need / 2**20:.6g} MiB (decision bits and DP rows) for "
+                f"{len(keep)} items and room {problem.room}, above max_memory_mb="
+                f"{self.params['max_memory_mb']:g}; use strategy 'bnb' or 'cpsat' (or 'exact', "
+                f"which reduces the instance first), or raise max_memory_mb")
+
     def select(self, problem: Problem) -> Selection:
+        refusal = self.skip(problem)
+        if refusal is not None:  # called directly, not through pack
+            raise ValueError(refusal)
         cands, room = problem.candidates, problem.room
         keep = fitting_positive(cands, room)
         weights = [cands[k].tokens for k in keep]
@@ -45,13 +62,6 @@ class ExactDP(Strategy):
             return Selection(tuple(keep), optimal=True, upper_bound=sum(cands[k].score for k in keep),
                              info={"dp_bytes": 0})
         need = dp_memory_bytes(weights, room)
-        cap = self.params["max_memory_mb"] * 2**20
-        if need > cap:
-            raise ValueError(
-                f"strategy 'exact_dp': needs {need / 2**20:.6g} MiB (decision bits and DP rows) for "
-                f"{len(keep)} items and room {room}, above max_memory_mb="
-                f"{self.params['max_memory_mb']:g}; use strategy 'bnb' or 'cpsat' (or 'exact', "
-                f"which reduces the instance first), or raise max_memory_mb")
         positions, best = dp_knapsack(weights, [cands[k].score for k in keep], room)
         chosen = tuple(keep[p] for p in positions)
         return Selection(chosen, optimal=True, upper_bound=best, info={"dp_bytes": need})

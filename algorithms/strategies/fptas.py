@@ -95,29 +95,43 @@ class FPTAS(Strategy):
         "max_memory_mb": Param(256.0, real_in(0.0, lo_open=True), "cap on the DP decision bits (MiB)"),
     })
 
-    def select(self, problem: Problem) -> Selection:
+    def _plan(self, problem: Problem):
+        """(keep, scores, weights, lower, dantzig, scale, profits, cap, live, need), or None when trivial."""
         cands, room = problem.candidates, problem.room
         keep = fitting_positive(cands, room)
-        if not keep:
-            return Selection((), optimal=True, upper_bound=0.0)
-        eps = self.params["eps"]
-        scores = [cands[k].score for k in keep]
         weights = [cands[k].tokens for k in keep]
-        if sum(weights) <= room:  # everything fits; also keeps room below 2**62 for the DP
-            return Selection(tuple(keep), optimal=True, upper_bound=math.fsum(scores),
-                             info={"eps": eps, "dp_bytes": 0})
+        if not keep or sum(weights) <= room:  # everything fits; also keeps room below 2**62 for the DP
+            return None
+        scores = [cands[k].score for k in keep]
         lower = max(sum(cands[k].score for k in greedy_fill(cands, room)), max(scores))
         dantzig = dantzig_bound(cands, room)
-        scale, profits, cap = fptas_plan(scores, lower, dantzig, eps)
+        scale, profits, cap = fptas_plan(scores, lower, dantzig, self.params["eps"])
         live = [pos for pos, p in enumerate(profits) if p > 0]
         need = fptas_memory_bytes([profits[pos] for pos in live], cap)
-        limit = self.params["max_memory_mb"] * 2**20
-        if need > limit:
-            raise ValueError(
-                f"strategy 'fptas': needs {need / 2**20:.6g} MiB for {len(keep)} items at eps={eps:g} "
+        return keep, scores, weights, lower, dantzig, scale, profits, cap, live, need
+
+    def skip(self, problem: Problem) -> str | None:
+        """The memory cap is a declared refusal: the reason when the DP would need more than it."""
+        plan = self._plan(problem)
+        if plan is None or plan[-1] <= self.params["max_memory_mb"] * 2**20:
+            return None
+        keep, cap, need, eps = plan[0], plan[7], plan[-1], self.params["eps"]
+        return (f"strategy 'fptas': needs {need / 2**20:.6g} MiB for {len(keep)} items at eps={eps:g} "
                 f"(about n^2/eps bits plus three rows of {float(cap + 1):.6g} profit levels), above "
                 f"max_memory_mb={self.params['max_memory_mb']:g}; raise eps or max_memory_mb, or use "
                 f"strategy 'exact', 'bnb' or 'cpsat'")
+
+    def select(self, problem: Problem) -> Selection:
+        cands, room = problem.candidates, problem.room
+        eps = self.params["eps"]
+        plan = self._plan(problem)
+        if plan is None:
+            keep = fitting_positive(cands, room)
+            return Selection(tuple(keep), optimal=True, upper_bound=math.fsum(cands[k].score for k in keep),
+                             info={"eps": eps, "dp_bytes": 0})
+        keep, scores, weights, lower, dantzig, scale, profits, cap, live, need = plan
+        if need > self.params["max_memory_mb"] * 2**20:  # called directly, not through pack
+            raise ValueError(self.skip(problem))
 
         # Unreachable levels hold room + 1. Unsigned 64-bit: least <= room + 1 <= 2**62 + 1 and a
         # weight <= 2**62, so a sum never wraps (a signed sentinel near 2**61 would read as reachable).

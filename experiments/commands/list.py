@@ -16,6 +16,9 @@ def describe(title: str, registry: Mapping[str, type]) -> list[str]:
         lines.append(f"  {name}: {doc[0] if doc else ''}")
         for pname, param in getattr(cls, "PARAMS", {}).items():
             lines.append(f"      {pname} (default {param.default!r}): {param.doc}")
+        why = cls.unavailable() if hasattr(cls, "unavailable") else None  # a peer adapter whose peer is missing
+        if why:
+            lines.append(f"      [skipped here: {why}]")
     return lines
 
 

@@ -13,18 +13,25 @@ DEFAULT_CONFIG = Path("configs") / "default.toml"
 
 
 def resolve_config_path(config: str | Path | None) -> Path:
-    """The config file: as given relative to the working directory, else relative to the repository.
+    """The config file: as given relative to the working directory, else relative to the repository,
+    else a shipped config of that name (``smoke``, ``smoke.toml`` or ``configs/smoke.toml``).
 
     Raises:
         FileNotFoundError: Neither location has the file.
     """
     from ..provenance import REPO_ROOT
 
+    from ..packaged import config_names, packaged_config
+
     given = Path(config) if config is not None else DEFAULT_CONFIG
     for candidate in (given, REPO_ROOT / given):
         if candidate.is_file():
             return candidate
-    raise FileNotFoundError(f"config {given.as_posix()!r} not found in the working directory or the repository")
+    shipped = packaged_config(given)  # a wheel install: the configs ship as package data
+    if shipped is not None:
+        return shipped
+    raise FileNotFoundError(f"config {given.as_posix()!r} not found in the working directory, the repository "
+                            f"or the shipped configs ({', '.join(config_names()) or 'none installed'})")
 
 
 def available_cpus() -> int:
@@ -56,6 +63,9 @@ def main(args: argparse.Namespace) -> int:
     path = resolve_config_path(args.config)
     config = load_config(path)
     out = args.out if args.out is not None else Path("results") / config.name
+    from ..corpora import data_notes
+    for source, note in data_notes(config).items():  # say which data a corpus reads before the long part
+        print(f"packbench run: {source}: {note}", file=sys.stderr)
     manifest = run_experiment(config, out, workers=workers, force=args.force,
                               progress=not args.no_progress, config_path=path)
     counts = ", ".join(f"{k} {v}" for k, v in manifest["status_counts"].items())
