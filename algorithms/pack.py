@@ -166,13 +166,8 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
     problem = Problem(survivors, min(room, sum(it.tokens for it in survivors)), tuple(pinned))
     refusal = chooser.skip(problem)
-<<<<<<< HEAD
     if refusal is not None:  # a declared refusal (e.g. a peer whose extra is not installed)
-        raise ValueError(f"strategy {strategy!r} skipped: {refusal}")
-=======
-    if refusal is not None:
-        raise Refused(strategy, refusal)
->>>>>>> main
+        raise Refused(strategy, f"strategy {strategy!r} skipped: {refusal}")
     selection = chooser.select(problem)
     picked = sorted(set(selection.indices))
     chosen = [survivors[k] for k in picked]

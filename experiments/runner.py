@@ -114,31 +114,8 @@ def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
         ref = Reference(score, True, f"{cell.strategy}_optimal")
     elif not ref.exact and own_bound is not None and own_bound < ref.value:
         ref = Reference(max(own_bound, score), False, f"{cell.strategy}_bound")
-<<<<<<< HEAD
-    ratio, kind = score_ratio(score, ref)
-    utility, order_eff = positional_utility(chosen, config.curve)
-    row.update({
-        "status": "timeout" if "stopped" in packing.info else "ok",
-        "reason": f"stopped: {packing.info['stopped']}" if "stopped" in packing.info else None,
-        "n_candidates": sum(1 for it in inst.items if not it.pinned),
-        "n_pinned": sum(1 for it in inst.items if it.pinned),
-        "n_after_dedupe": sum(1 for it in inst.items if not it.pinned) - len(packing.dropped),
-        "n_chosen": len(chosen), "score": score, "pinned_score": pinned_score,
-        "tokens": packing.tokens, "utilisation": budget_utilisation(packing.tokens, budget),
-        # Only a peer adapter can go over (pack raises for packbench's own strategies).
-        "budget_violation": packing.tokens > budget, "over_tokens": max(0, packing.tokens - budget),
-        "optimal": packing.optimal, "upper_bound": own_bound,
-        "reference": ref.value, "reference_source": ref.source, "score_ratio": ratio, "ratio_kind": kind,
-        **duplicate_leakage(chosen, inst.groups),
-        "utility": utility, "order_efficiency": order_eff,
-        "answer_recall": answer_recall([it.id for it in chosen], inst.answers),
-        "seconds_median": statistics.median(seconds), "seconds_p95": float(np.percentile(seconds, 95)),
-        "chosen_ids": [it.id for it in chosen],
-    })
-=======
     return Measured(packing, sum(1 for it in inst.items if not it.pinned), budget, ref, tuple(seconds),
                     inst.groups, inst.answers, config.curve)
->>>>>>> main
 
 
 def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provenance: Mapping[str, Any],

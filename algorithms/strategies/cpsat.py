@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from types import MappingProxyType
@@ -32,7 +33,8 @@ _SEC_AFTER_PER_ITEM = 2e-6
 
 def cpsat_knapsack(tokens: Sequence[int], profits: Sequence[int], room: int, time_limit: float,
                    hint: Sequence[int] = (), deterministic_time: float | None = None,
-                   workers: int = 1) -> tuple[list[int] | None, bool, float | None, str]:
+                   workers: int = 1, stop: threading.Event | None = None,
+                   handle: list | None = None) -> tuple[list[int] | None, bool, float | None, str]:
     """Solve the integer knapsack with CP-SAT within `time_limit` wall seconds, model building included.
 
     Args:
@@ -43,6 +45,8 @@ def cpsat_knapsack(tokens: Sequence[int], profits: Sequence[int], room: int, tim
         hint: Positions of a feasible set to start from.
         deterministic_time: CP-SAT's deterministic time limit (machine-independent work units), or None.
         workers: Search workers.
+        stop: When set (by another thread) before the search starts, nothing is solved.
+        handle: A list the `CpSolver` is appended to, so another thread can call its ``stop_search``.
 
     Returns:
         (chosen positions or None when no solution was found, proven optimal, the solver's bound on the
@@ -59,6 +63,10 @@ def cpsat_knapsack(tokens: Sequence[int], profits: Sequence[int], room: int, tim
     for k, x in enumerate(xs):
         model.add_hint(x, k in start)
     solver = cp.CpSolver()
+    if handle is not None:
+        handle.append(solver)
+    if stop is not None and stop.is_set():
+        return None, False, None, "wall"
     # Model building counts against the limit: at 100,000 candidates it takes seconds.
     left = time_limit - (time.perf_counter() - begin)
     if left <= 0:

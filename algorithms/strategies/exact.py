@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import time
 from types import MappingProxyType
 from typing import Any
@@ -27,8 +28,8 @@ _DP_DIRECT_SEC = 0.02
 # minimum slice); the DP, if it fits, then finishes within about (1 + share) times its own time.
 _PROBE_SHARE = 0.25
 _MIN_SLICE = 0.005
-# Without memory for the DP, branch and bound probes for this share of the limit, CP-SAT gets the rest.
-_NO_DP_BNB_SHARE = 0.1
+# Without memory for the DP, branch and bound races CP-SAT with slices doubling from this.
+_RACE_SLICE = 0.05
 
 
 class _Cut(Exception):
@@ -55,9 +56,10 @@ class Exact(Strategy):
        would exceed ``max_memory_mb``). When it proves the optimum V, the
        reduction is redone against V - 1, which usually leaves a tiny core,
        and the DP picks the canonical set there. Otherwise the DP solves the
-       core. Without memory for the DP, branch and bound gets a tenth of the
-       limit and CP-SAT, started from the best set, the rest. The DP checks
-       the clock between items, so the limit is honoured.
+       core. Without memory for the DP, CP-SAT (in a thread, started from
+       the best set) races branch and bound (rerun with
+       doubling slices) for the rest of the limit; the first proof stops the
+       other. The DP checks the clock between items, so the limit is honoured.
     4. If the limit ends the search the best set found comes back with
        ``optimal=False``, ``info["stopped"]`` and a proven bound; if only the
        canonical DP is out of reach (memory or time), branch and bound's
@@ -121,29 +123,62 @@ class Exact(Strategy):
         dp_fits = need <= cap
         if dp_fits and est <= _DP_DIRECT_SEC:
             return fixed + self._dp(core, tokens, profits, red.room, deadline, red.incumbent), "exact_dp"
-        remaining = deadline - time.perf_counter()
-        slice_ = min(remaining, max(_MIN_SLICE, (_PROBE_SHARE * est) if dp_fits else _NO_DP_BNB_SHARE * remaining))
+        if not dp_fits:
+            return self._race(core, fixed, tokens, profits, room, red, list(red.incumbent), deadline, info)
+        slice_ = min(deadline - time.perf_counter(), max(_MIN_SLICE, _PROBE_SHARE * est))
         if slice_ <= 0:
             raise _Cut(list(red.incumbent))
         found, proven, _ = bnb_knapsack(core_w.tolist(), profits[core].tolist(), red.room, slice_)
         best = self._better(fixed + [core[q] for q in found], list(red.incumbent), profits)
         if proven:
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
-        if dp_fits:
-            return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
-        # No memory for the DP: CP-SAT, which does better than branch and bound on correlated
-        # instances, gets the rest of the limit, starting from the best set so far.
-        remaining = deadline - time.perf_counter()
-        if remaining <= 0:
-            raise _Cut(best)
+        return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
+
+    def _race(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
+              red: Reduction, best: list[int], deadline: float, info: dict[str, Any]) -> tuple[list[int], str]:
+        """No memory for the DP: CP-SAT in a thread (it releases the GIL) races branch and bound.
+
+        Branch and bound cannot be resumed, so it reruns with doubling slices and the race is
+        checked between them: the total stays within about twice the faster solver's time.
+        """
+        core_w, core_p = tokens[core].tolist(), [int(p) for p in profits[core]]
         where = {k: q for q, k in enumerate(core)}
-        found_c, proven, _, _ = cpsat_knapsack(core_w.tolist(), [int(p) for p in profits[core]], red.room,
-                                               remaining, hint=[where[k] for k in best if k in where])
+        stop, handle, out = threading.Event(), [], {}
+
+        def run_cpsat() -> None:
+            try:
+                out["cp"] = cpsat_knapsack(core_w, core_p, red.room, deadline - time.perf_counter(),
+                                           hint=[where[k] for k in best if k in where], stop=stop, handle=handle)
+            except Exception as exc:  # noqa: BLE001 - re-raised in the calling thread
+                out["error"] = exc
+
+        thread = threading.Thread(target=run_cpsat, name="exact-cpsat", daemon=True)
+        thread.start()
+        slice_, winner = _RACE_SLICE, None
+        try:
+            while thread.is_alive() and (left := deadline - time.perf_counter()) > 0:
+                found, proven, _ = bnb_knapsack(core_w, core_p, red.room, min(slice_, left))
+                best = self._better(fixed + [core[q] for q in found], best, profits)
+                if proven:
+                    winner = "bnb"
+                    break
+                slice_ *= 2
+        finally:
+            stop.set()
+            while thread.is_alive():
+                for solver in handle:
+                    solver.stop_search()
+                thread.join(0.02)
+        if "error" in out:
+            raise out["error"]
+        found_c, proven_c, _, _ = out.get("cp") or (None, False, None, "")
         if found_c is not None:
             best = self._better(fixed + [core[q] for q in found_c], best, profits)
-        if not proven:
+        if winner is None and proven_c:
+            winner = "cpsat"
+        if winner is None:
             raise _Cut(best)
-        return self._canonical(best, tokens, profits, room, deadline, info), "cpsat"
+        return self._canonical(best, tokens, profits, room, deadline, info), winner
 
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any]) -> list[int]:

@@ -128,7 +128,7 @@ class FPTAS(Strategy):
         if plan is None:
             keep = fitting_positive(cands, room)
             return Selection(tuple(keep), optimal=True, upper_bound=math.fsum(cands[k].score for k in keep),
-                             info={"eps": eps, "dp_bytes": 0})
+                             info={"eps": eps, "levels": 0, "dp_bytes": 0})
         keep, scores, weights, lower, dantzig, scale, profits, cap, live, need = plan
         if need > self.params["max_memory_mb"] * 2**20:  # called directly, not through pack
             raise ValueError(self.skip(problem))
