@@ -29,7 +29,7 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
 
     Raises:
         TypeError: An element is not an `Item` (the message gives its position).
-        ValueError: Two items share an id.
+        ValueError: Two items share an id, or embeddings of different dimensions.
     """
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
@@ -41,6 +41,12 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
         if it.id in seen:
             raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
         seen.add(it.id)
+    dims = {len(it.embedding) for it in out if it.embedding is not None}
+    if len(dims) > 1:
+        first = next(it for it in out if it.embedding is not None)
+        other = next(it for it in out if it.embedding is not None and len(it.embedding) != len(first.embedding))
+        raise ValueError(f"item {other.id!r}: embedding has {len(other.embedding)} dimensions, but item "
+                         f"{first.id!r} has {len(first.embedding)} (all embeddings must have one dimension)")
     return out
 
 
@@ -166,8 +172,8 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
     problem = Problem(survivors, min(room, sum(it.tokens for it in survivors)), tuple(pinned))
     refusal = chooser.skip(problem)
-    if refusal is not None:  # a declared refusal (e.g. a peer whose extra is not installed)
-        raise Refused(strategy, f"strategy {strategy!r} skipped: {refusal}")
+    if refusal is not None:
+        raise Refused(strategy, refusal)
     selection = chooser.select(problem)
     picked = sorted(set(selection.indices))
     chosen = [survivors[k] for k in picked]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from packbench.algorithms import ORDERS, STRATEGIES, Item, pack
 from packbench.algorithms.peers import PEER_ORDERS, PEER_STRATEGIES, PeerUnavailableError
 from packbench.algorithms.peers.base import require
+from packbench.algorithms.strategies.base import Refused
 from packbench.algorithms.peers.embedding import hash_embed
 from packbench.algorithms.tokens import count_tokens
 
@@ -56,7 +57,7 @@ def test_a_missing_peer_is_a_declared_skip_naming_the_extra(monkeypatch):
     why = pyversity.Pyversity.unavailable()
     assert why == ("strategy 'pyversity' needs no_such_module_for_packbench (not installed): "
                    "pip install 'packbench[peers-pyversity]'")
-    with pytest.raises(ValueError, match=r"strategy 'pyversity' skipped: .*pip install 'packbench\[peers-pyversity\]'"):
+    with pytest.raises(Refused, match=r"strategy 'pyversity' needs .*pip install 'packbench\[peers-pyversity\]'"):
         pack(FOUR, 10, strategy="pyversity")
     with pytest.raises(PeerUnavailableError, match=r"packbench\[peers-pyversity\]"):
         require(pyversity.Pyversity, "no_such_module_for_packbench")

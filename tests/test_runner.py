@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from packbench.algorithms import STRATEGIES, Selection
 from packbench.algorithms.strategies.base import Strategy
-from packbench.experiments import runner
+from packbench.experiments import measure
 from packbench.experiments.config import load_config, parse_config
 from packbench.experiments.provenance import REPO_ROOT
 from packbench.experiments.runner import TIMING_COLUMNS, run_experiment
@@ -79,7 +79,7 @@ def test_resume_after_a_half_written_line_loses_and_duplicates_nothing(tmp_path)
 
 def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
     cfg = parse_config(TINY)
-    real_pack, calls = runner.pack, {"n": 0}
+    real_pack, calls = measure.pack, {"n": 0}
 
     def dying_pack(*args, **kwargs):
         calls["n"] += 1
@@ -87,12 +87,12 @@ def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
             raise KeyboardInterrupt  # the process is stopped mid-experiment
         return real_pack(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "pack", dying_pack)
+    monkeypatch.setattr(measure, "pack", dying_pack)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(cfg, tmp_path / "b", progress=False)
     partial = rows_of(tmp_path / "b")
     assert 0 < len(partial)
-    monkeypatch.setattr(runner, "pack", real_pack)
+    monkeypatch.setattr(measure, "pack", real_pack)
     done = run_experiment(cfg, tmp_path / "b", progress=False)
     rows = rows_of(tmp_path / "b")
     assert done["runs_resumed"] == len(partial) and len(rows) == done["runs_total"]
