@@ -99,12 +99,14 @@ class BranchAndBound(Strategy):
     })
 
     def select(self, problem: Problem) -> Selection:
+        begin = time.perf_counter()
         cands, room = problem.candidates, problem.room
         keep = fitting_positive(cands, room)
         if not keep:
             return Selection((), optimal=True, upper_bound=0.0, info={"limit_kind": "wall"})
         positions, optimal, err = bnb_knapsack([cands[k].tokens for k in keep],
-                                               [cands[k].score for k in keep], room, self.params["time_limit"])
+                                               [cands[k].score for k in keep], room,
+                                               self.params["time_limit"] - (time.perf_counter() - begin))
         chosen = tuple(keep[p] for p in positions)
         score = sum(cands[k].score for k in chosen)
         if optimal:
