@@ -49,7 +49,7 @@ def source_registry() -> Any:
     """Families and corpora by name (one `Registry`; a name in both is an error)."""
     from .corpora import CORPORA
     from .families import FAMILIES
-    return CORPORA.merged(FAMILIES, "family or corpus")
+    return CORPORA.merged(FAMILIES, "family or corpus", group="packbench.sources")
 
 
 def registry(kind: str) -> Any:

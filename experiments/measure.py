@@ -149,7 +149,7 @@ def run_unit(config: ExperimentConfig, pu: PlannedUnit, provenance: Mapping[str,
     by_key: dict[str, Instance] = {}
     if unavailable is None:
         try:
-            by_key = {inst.key: inst for inst in source_registry()[pu.unit.source](**pu.unit.source_params)
+            by_key = {inst.key: inst for inst in source_registry().lookup(pu.unit.source)(**pu.unit.source_params)
                       .instances(pu.unit.seed)}
         except SOURCE_UNAVAILABLE as exc:
             unavailable = unavailable_reason(pu.unit.source, exc)

@@ -89,7 +89,7 @@ def _keys(unit: Unit, sources: dict[tuple[str, int], Any], registry: Any) -> tup
         # Units of one parameter combination (one per seed) share their params: build the source once.
         cache_key = (unit.source, id(unit.source_params))
         if cache_key not in sources:
-            sources[cache_key] = (unit.source_params, registry[unit.source](**unit.source_params))
+            sources[cache_key] = (unit.source_params, registry.lookup(unit.source)(**unit.source_params))
         source = sources[cache_key][1]
         keys = source.instance_keys(unit.seed)
         if keys is None:
