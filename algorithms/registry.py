@@ -1,14 +1,18 @@
 """The registries of the packing library, built from the classes (each name is written once, on its class).
 
-Adding a strategy is one module under `strategies/` plus one entry in the list below.
+Adding a strategy is one module under `strategies/` plus one entry in the list below. Peer adapters
+(`peers/`) are always registered; where a peer is not installed they declare `skip` with the extra.
+Strategies, orders and fills from outside need no entry here: they are named by import path or
+registered by an installed distribution in the entry-point groups below (see `plugins` and
+docs/extending.md).
 """
 
 from __future__ import annotations
 
 from .component import Registry
-from .curve_order import CurveOrder
 from .fill import Fill
-from .orders import LostInMiddle, Order, Original, ScoreDesc
+from .orders import CurveOrder, LostInMiddle, Order, Original, ScoreDesc
+from .peers import PEER_ORDERS, PEER_STRATEGIES
 from .strategies.base import Strategy
 from .strategies.best_single import GreedyBestSingle
 from .strategies.bnb import BranchAndBound
@@ -16,6 +20,7 @@ from .strategies.cpsat import CPSAT
 from .strategies.exact import Exact
 from .strategies.exact_dp import ExactDP
 from .strategies.fptas import FPTAS
+from .strategies.function import wrap_function
 from .strategies.greedy import Greedy
 from .strategies.mmr import MMR
 from .strategies.prefix import Prefix
@@ -27,8 +32,10 @@ __all__ = ["STRATEGIES", "ORDERS", "FILLS"]
 
 STRATEGIES: Registry[Strategy] = Registry("strategy", [
     Greedy, GreedyBestSingle, Prefix, Recency, ExactDP, Exact, CPSAT, BranchAndBound, FPTAS, MMR, Submodular,
-])
+    *PEER_STRATEGIES,
+], group="packbench.strategies", adapt=wrap_function)
 
-ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, CurveOrder])
+ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, CurveOrder, *PEER_ORDERS],
+                                   group="packbench.orders")
 
-FILLS: Registry[Fill] = Registry("fill", [Truncate])
+FILLS: Registry[Fill] = Registry("fill", [Truncate], group="packbench.fills")

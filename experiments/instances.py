@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -51,3 +51,15 @@ class Source(Component):
     def instances(self, seed: int) -> Iterator[Instance]:
         """Yield the instances for `seed`, deterministically."""
         raise NotImplementedError
+
+    def instance_keys(self, seed: int) -> Sequence[str] | None:
+        """The keys `instances(seed)` yields, in order, without building them; None when unknown.
+
+        Planning calls this so a sweep need not build every instance twice;
+        a source that can name its instances cheaply overrides it.
+        """
+        return None
+
+    def data_note(self) -> str | None:
+        """Which data files the instances are read from (a corpus says; a synthetic family has none)."""
+        return None

@@ -1,22 +1,32 @@
-"""Per-run metrics: score ratio, duplicate leakage, position-weighted utility, answer recall, utilisation.
+"""Per-run metrics and the declared metric table that the runner and the report read.
 
 All metrics look at the chosen candidates only (pinned items excluded), in the
-order the packing returns them.
+order the packing returns them. `ALL_METRICS` (in the spirit of
+ann-benchmarks' ``all_metrics``) declares each metric once: its row column,
+the function that computes it from a `Measured` run, how the report
+aggregates it into summary columns, a description, its unit and range.
+Adding a metric is one `Metric` entry here; the runner fills the column and
+the report summarises it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
-from packbench.algorithms import DEDUPE_METHODS, Item, curves
+from packbench.algorithms import DEDUPE_METHODS, Item, Packing
 from packbench.algorithms.bounds import dantzig_bound
-from packbench.algorithms.dedupe import words
+from packbench.algorithms.dedupe import shingles, words
+from packbench.algorithms.orders import curves
 
-__all__ = ["Reference", "score_ratio", "duplicate_leakage", "containment_leaks", "position_weights",
-           "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",
+__all__ = ["Metric", "Aggregate", "Measured", "ALL_METRICS", "Reference", "score_ratio", "duplicate_leakage",
+           "containment_leaks", "position_weights", "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",
            "LEAK_GROUND_TRUTH", "LEAK_DETECTOR"]
 
 LEAK_GROUND_TRUTH = "ground_truth"
@@ -71,18 +81,11 @@ def certified_bound(items: Sequence[Item], budget: int, near_dup: float | None, 
     pinned = [it for it in items if it.pinned]
     cands = [it for it in items if not it.pinned]
     if near_dup is not None:
-        cands, _ = DEDUPE_METHODS[dedupe](cands, pinned, near_dup)
+        cands, _ = DEDUPE_METHODS.lookup(dedupe)().dedupe(cands, pinned, near_dup)
     room = budget - sum(it.tokens for it in pinned)
     if room <= 0:
         return 0.0
     return dantzig_bound([it for it in cands if it.score >= 0], room)
-
-
-def _ngrams(text: str, n: int) -> frozenset[tuple[str, ...]]:
-    ws = words(text)
-    if len(ws) < n:
-        return frozenset([ws])
-    return frozenset(ws[i:i + n] for i in range(len(ws) - n + 1))
 
 
 def containment_leaks(chosen: Sequence[Item], threshold: float = 0.8, n: int = 5) -> set[str]:
@@ -95,7 +98,7 @@ def containment_leaks(chosen: Sequence[Item], threshold: float = 0.8, n: int = 5
     seen: list[frozenset] = []
     leaked = set()
     for item in chosen:
-        grams = _ngrams(item.text, n)
+        grams = shingles(words(item.text), n)
         if grams and any(len(grams & prev) / len(grams) >= threshold for prev in seen):
             leaked.add(item.id)
         seen.append(grams)
@@ -134,10 +137,10 @@ def duplicate_leakage(chosen: Sequence[Item], groups: Mapping[str, str] | None) 
 
 
 def position_weights(curve: str | Sequence[float], n: int) -> np.ndarray:
-    """Attention weight of each of `n` context positions: `algorithms.curves.position_weights`.
+    """Attention weight of each of `n` context positions: `algorithms.orders.curves.position_weights`.
 
     Args:
-        curve: A preset of `algorithms.curves.PRESETS` (Liu et al. 2024) or a
+        curve: A preset of `algorithms.orders.curves.PRESETS` (Liu et al. 2024) or a
             list of weights spread evenly over relative positions 0..1.
         n: Number of positions.
 
@@ -190,3 +193,116 @@ def answer_recall(chosen_ids: Sequence[str], answers: frozenset[str] | None) -> 
 def budget_utilisation(tokens: int, budget: int) -> float | None:
     """Tokens used (pinned included) over the budget; None for a zero budget."""
     return tokens / budget if budget > 0 else None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What one measured run produced: the input of every metric function.
+
+    Attributes:
+        packing: The first of the run's `pack` results.
+        candidates: Number of candidates of the instance (pinned excluded).
+        budget: The token budget.
+        reference: The reference the score ratio divides by.
+        seconds: Wall time of each repeated call.
+        groups: Ground-truth duplicate groups of the instance, or None.
+        answers: Answer-bearing candidate ids, or None.
+        curve: The position-attention curve of the config.
+    """
+
+    packing: Packing
+    candidates: int
+    budget: int
+    reference: Reference
+    seconds: tuple[float, ...]
+    groups: Mapping[str, str] | None
+    answers: frozenset[str] | None
+    curve: str | Sequence[float]
+
+    @cached_property
+    def chosen(self) -> list[Item]:
+        """The chosen candidates in context order (pinned excluded)."""
+        return [it for it in self.packing if not it.pinned]
+
+    @cached_property
+    def score(self) -> float:
+        """Candidate score of the packing."""
+        return math.fsum(it.score for it in self.chosen)
+
+    @cached_property
+    def ratio(self) -> tuple[float, str]:
+        return score_ratio(self.score, self.reference)
+
+    @cached_property
+    def leakage(self) -> dict[str, object]:
+        return duplicate_leakage(self.chosen, self.groups)
+
+    @cached_property
+    def positional(self) -> tuple[float, float]:
+        return positional_utility(self.chosen, self.curve)
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One summary column derived from a metric.
+
+    Attributes:
+        column: The summary column, e.g. ``"ratio_mean"``.
+        how: "mean", "min", "max", "median", "p95" or "all_exact" (the
+            category "exact" when every value is, else "certified_lower_bound").
+        scale: Factor applied after aggregating (e.g. 1e3 for seconds -> ms).
+    """
+
+    column: str
+    how: str
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A declared metric.
+
+    Attributes:
+        name: Its column in the result rows.
+        function: Computes the value from a `Measured` run.
+        aggregation: The summary columns the report derives from it (may be empty).
+        description: One line for tables and docs.
+        unit: What the value is measured in.
+        range: (low, high) bounds of the value, None where unbounded; None for a category.
+    """
+
+    name: str
+    function: Callable[[Measured], Any]
+    aggregation: tuple[Aggregate, ...]
+    description: str
+    unit: str
+    range: tuple[float | None, float | None] | None
+
+
+ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
+    Metric("score_ratio", lambda m: m.ratio[0], (Aggregate("ratio_mean", "mean"), Aggregate("ratio_worst", "min")),
+           "candidate score over the reference optimum or a certified bound on it", "ratio", (0.0, 1.0)),
+    Metric("ratio_kind", lambda m: m.ratio[1], (Aggregate("ratio_kind", "all_exact"),),
+           "exact (against a proven optimum) or certified_lower_bound", "category", None),
+    Metric("seconds_median", lambda m: float(np.median(m.seconds)),
+           (Aggregate("runtime_median_ms", "median", 1e3), Aggregate("runtime_p95_ms", "p95", 1e3)),
+           "median wall time of the repeated pack calls", "s", (0.0, None)),
+    Metric("seconds_p95", lambda m: float(np.percentile(m.seconds, 95)), (),
+           "95th percentile wall time of the repeated pack calls", "s", (0.0, None)),
+    Metric("leak_items", lambda m: m.leakage["leak_items"], (),
+           "share of chosen items that duplicate an earlier chosen item", "share of items", (0.0, 1.0)),
+    Metric("leak_tokens", lambda m: m.leakage["leak_tokens"], (Aggregate("leak_tokens_mean", "mean"),),
+           "share of chosen tokens that duplicate an earlier chosen item", "share of tokens", (0.0, 1.0)),
+    Metric("leak_detector", lambda m: m.leakage["leak_detector"], (),
+           "how duplicates were recognised (ground truth or containment)", "category", None),
+    Metric("utilisation", lambda m: budget_utilisation(m.packing.tokens, m.budget),
+           (Aggregate("utilisation_mean", "mean"),), "tokens used (pinned included) over the budget",
+           "share of budget", (0.0, 1.0)),
+    Metric("utility", lambda m: m.positional[0], (),
+           "position-weighted utility: sum of attention weight x score", "score", (0.0, None)),
+    Metric("order_efficiency", lambda m: m.positional[1], (),
+           "utility over the best utility any order of the chosen items reaches", "ratio", (0.0, 1.0)),
+    Metric("answer_recall", lambda m: answer_recall([it.id for it in m.chosen], m.answers),
+           (Aggregate("answer_recall_mean", "mean"),),
+           "1 when an answer-bearing candidate is in the context (None when unlabelled)", "share", (0.0, 1.0)),
+)})

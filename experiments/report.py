@@ -19,9 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from .metrics import ALL_METRICS
+from .schema import MEASURED, Status
+
 __all__ = ["PLOTS", "summarise", "overview", "order_table", "write_report", "markdown_table"]
 
-_MEASURED = ("ok", "timeout")
+_MEASURED = tuple(str(s) for s in MEASURED)
 
 
 def _plain(value: Any) -> Any:
@@ -65,33 +68,45 @@ def _budget_sort(key: str) -> tuple[int, float, str]:
         return (1, 0.0, key)
 
 
+def _aggregate(values, how: str):
+    """One `metrics.Aggregate` over grouped values (a pandas SeriesGroupBy)."""
+    if how == "p95":
+        return values.quantile(0.95)
+    if how == "all_exact":
+        kinds = values.agg(lambda s: frozenset(s.dropna()))
+        return kinds.map(lambda k: None if not k else "exact" if k == {"exact"} else "certified_lower_bound")
+    return values.agg(how)
+
+
 def summarise(rows: Sequence[Mapping[str, Any]]):
-    """The per source x budget x strategy summary as a pandas DataFrame (empty without rows)."""
+    """The per source x budget x strategy summary as a pandas DataFrame (empty without rows).
+
+    Columns: the group, ``runs`` and one count per `Status`, then every
+    aggregate declared in `metrics.ALL_METRICS` over the measured rows.
+    """
     import pandas as pd
 
     df = _frame(rows)
     if df.empty:
         return pd.DataFrame()
-    out = []
-    for (src, budget, strat), part in df.groupby(["source_label", "budget_key", "strategy_label"], sort=False):
-        ok = part[part["status"].isin(_MEASURED)]
-        ratio = ok["score_ratio"].dropna() if "score_ratio" in ok else pd.Series(dtype=float)
-        kinds = set(ok["ratio_kind"].dropna()) if "ratio_kind" in ok else set()
-        secs = ok["seconds_median"].dropna() if "seconds_median" in ok else pd.Series(dtype=float)
-        recall = ok["answer_recall"].dropna() if "answer_recall" in ok else pd.Series(dtype=float)
-        out.append({
-            "source": src, "budget": budget, "strategy": strat, "runs": len(part),
-            "ok": int((part["status"] == "ok").sum()), "timeout": int((part["status"] == "timeout").sum()),
-            "skipped": int((part["status"] == "skipped").sum()), "error": int((part["status"] == "error").sum()),
-            "ratio_mean": ratio.mean() if len(ratio) else None, "ratio_worst": ratio.min() if len(ratio) else None,
-            "ratio_kind": ("exact" if kinds == {"exact"} else "certified_lower_bound") if kinds else None,
-            "runtime_median_ms": secs.median() * 1e3 if len(secs) else None,
-            "runtime_p95_ms": secs.quantile(0.95) * 1e3 if len(secs) else None,
-            "leak_tokens_mean": ok["leak_tokens"].mean() if len(ok) else None,
-            "utilisation_mean": ok["utilisation"].mean() if len(ok) else None,
-            "answer_recall_mean": recall.mean() if len(recall) else None,
-        })
-    summary = pd.DataFrame(out)
+    for metric in ALL_METRICS.values():
+        if metric.range is not None and metric.name in df:  # numeric: a column of Nones is NaN, not object
+            df[metric.name] = pd.to_numeric(df[metric.name], errors="coerce")
+    keys = ["source_label", "budget_key", "strategy_label"]
+    groups = df.groupby(keys, sort=False)
+    summary = groups.size().rename("runs").to_frame()
+    for status in (Status.OK, Status.TIMEOUT, Status.SKIPPED, Status.ERROR):
+        summary[str(status)] = (df["status"] == status).groupby([df[k] for k in keys], sort=False).sum()
+    measured = df[df["status"].isin(_MEASURED)].groupby(keys, sort=False)
+    for metric in ALL_METRICS.values():
+        for agg in metric.aggregation:
+            col = (_aggregate(measured[metric.name], agg.how) if metric.name in df
+                   else pd.Series(dtype=float))
+            if agg.how != "all_exact":
+                col = col * agg.scale
+            summary[agg.column] = col.reindex(summary.index)
+    summary = summary.reset_index().rename(columns={"source_label": "source", "budget_key": "budget",
+                                                    "strategy_label": "strategy"})
     summary["_b"] = summary["budget"].map(_budget_sort)
     summary = summary.sort_values(["source", "_b", "strategy"], kind="stable").drop(columns="_b")
     return summary.reset_index(drop=True)

@@ -149,16 +149,13 @@ def test_bad_experiment_name():
     assert "name" in error_of(with_(name="../escape"))
 
 
-def test_registry_read_at_validation_time(monkeypatch):
-    from packbench.experiments.families import FAMILIES
-    from packbench.experiments.families.traps import Traps
-
-    class Late(Traps):
-        name = "late_family"
+def test_registry_read_at_validation_time(tmp_path, monkeypatch):
+    from tests.plugins import install_entry_points
 
     with pytest.raises(ValueError):
         parse_config(with_(sources=[{"name": "late_family"}]))
-    monkeypatch.setitem(FAMILIES._table, "late_family", Late)
+    # A distribution installed later registers the source; the next validation finds it.
+    install_entry_points(tmp_path, monkeypatch, "packbench.sources", {"late_family": "tests.plugins:Late"})
     assert parse_config(with_(sources=[{"name": "late_family"}])).sources[0].name == "late_family"
 
 
@@ -188,7 +185,11 @@ def test_default_config_exercises_every_registered_name():
     from packbench.experiments.provenance import REPO_ROOT
 
     cfg = load_config(REPO_ROOT / "configs" / "default.toml")
-    assert {s.name for s in cfg.strategies} == set(STRATEGIES)
+    from packbench.algorithms.peers import PEER_ORDERS, PEER_STRATEGIES
+
+    # Peers need their extras; configs/peers.toml runs them.
+    assert {s.name for s in cfg.strategies} == set(STRATEGIES) - {cls.name for cls in PEER_STRATEGIES}
     orders = {o.name for o in cfg.orders} | {o.name for s in cfg.sources for o in s.orders or ()}
-    assert orders == set(ORDERS)
-    assert {s.name for s in cfg.sources} == set(source_registry())
+    assert orders == set(ORDERS) - {cls.name for cls in PEER_ORDERS}
+    # File corpora read a user's file (tests/test_corpus_files.py runs them); a shipped config has none.
+    assert {s.name for s in cfg.sources} == set(source_registry()) - {"jsonl", "parquet"}

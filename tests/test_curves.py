@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.algorithms.curve_order import CurveOrder
-from packbench.algorithms.curves import PRESETS, curve_points, expected_utility, position_weights
+from packbench.algorithms.orders import CurveOrder
+from packbench.algorithms.orders.curves import PRESETS, curve_points, expected_utility, position_weights
 
 
 def test_issue_row_gpt35_20_documents():

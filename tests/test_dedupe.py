@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.algorithms.dedupe import (DEDUPE_METHODS, dedupe_indexed, dedupe_pairwise, shingles,
-                               words)
-from packbench.algorithms.dedupe_index import exact_shingle_codes, exact_word_ids, shared_ranks
+from packbench.algorithms.dedupe import (DEDUPE_METHODS, Exact, Pairwise, dedupe_indexed, dedupe_minhash,
+                                         dedupe_pairwise, shingles, signature, words)
+from packbench.algorithms.dedupe.exact import exact_shingle_codes, exact_word_ids, shared_ranks
 
 # Short words, long words that the fast word codes only tell apart exactly (same length, first and
 # last 8 bytes: the hashed codes collide), a non-ASCII word and one with a NUL inside.
@@ -66,8 +66,11 @@ def test_indexed_equals_pairwise_kept_and_partners(case):
 
 
 def test_exact_is_the_default_and_the_indexed_join():
-    assert DEDUPE_METHODS["exact"] is dedupe_indexed
-    assert DEDUPE_METHODS["pairwise"] is dedupe_pairwise
+    assert DEDUPE_METHODS["exact"] is Exact
+    assert DEDUPE_METHODS["pairwise"] is Pairwise
+    items = [Item("a", "alpha beta gamma delta", 2.0, 1), Item("b", "alpha beta gamma delta!", 1.0, 1)]
+    assert _summary(Exact().dedupe(items, [], 0.8)) == _summary(dedupe_indexed(items, [], 0.8))
+    assert _summary(Pairwise().dedupe(items, [], 0.8)) == _summary(dedupe_pairwise(items, [], 0.8))
 
 
 def test_threshold_zero_drops_everything_onto_the_first_anchor():
@@ -85,10 +88,14 @@ def test_threshold_one_keeps_near_duplicates_but_drops_equal_word_lists():
     assert _summary(dedupe_indexed([a, same, near], [], 1.0)) == (["a", "near"], {"same": "a"})
 
 
-def test_empty_texts_are_one_shared_shingle():
-    assert shingles(words("!!")) == frozenset({()})
-    cands = [Item("x", "", 2.0, 1), Item("y", "...", 1.0, 1), Item("z", "word", 0.5, 1)]
-    assert _summary(dedupe_indexed(cands, [], 0.8)) == (["x", "z"], {"y": "x"})
+def test_texts_without_words_are_duplicates_only_when_their_normalised_texts_are_equal():
+    assert words("!!") == () and signature("!!") == ("\x00!!",)
+    cands = [Item("x", "", 2.0, 1), Item("y", "...", 1.0, 1), Item("z", "word", 0.5, 1),
+             Item("w", "\u2026", 0.4, 1), Item("v", "  ", 0.3, 1), Item("u", "?!", 0.2, 1)]
+    # NFKC turns the ellipsis into "...", and blank texts normalise to the empty text.
+    expected = (["x", "y", "z", "u"], {"w": "y", "v": "x"})
+    for method in (dedupe_indexed, dedupe_pairwise, dedupe_minhash):
+        assert _summary(method(cands, [], 0.8)) == expected
 
 
 def test_partner_is_the_first_matching_anchor_in_visiting_order():
@@ -151,5 +158,5 @@ def test_pack_results_identical_with_pairwise_on_planted_duplicates():
 
 
 def test_unknown_dedupe_method_lists_the_valid_ones():
-    with pytest.raises(ValueError, match="exact, minhash, pairwise"):
+    with pytest.raises(ValueError, match="containment, exact, minhash, pairwise, semantic"):
         pack([Item("a", "x", 1.0, 1)], 10, dedupe="nope")

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.algorithms.dedupe import DEDUPE_METHODS, dedupe_indexed, dedupe_minhash, jaccard, shingles, words
-from packbench.algorithms.dedupe_index import exact_shingle_codes, exact_word_ids
-from packbench.algorithms.minhash import NUM_PERM, band_keys, lsh_params, minhash_signatures, signatures_flat
+from packbench.algorithms.dedupe import DEDUPE_METHODS, MinHash, dedupe_indexed, dedupe_minhash, jaccard, shingles, words
+from packbench.algorithms.dedupe.exact import exact_shingle_codes, exact_word_ids
+from packbench.algorithms.dedupe.minhash import NUM_PERM, band_keys, lsh_params, minhash_signatures, signatures_flat
 
 
 def _corpus(n: int, seed: int) -> list[Item]:
@@ -113,7 +113,7 @@ def test_exact_repeats_and_threshold_zero_match_the_exact_join(texts, threshold)
 
 
 def test_minhash_is_a_registered_dedupe_method():
-    assert DEDUPE_METHODS["minhash"] is dedupe_minhash
+    assert DEDUPE_METHODS["minhash"] is MinHash
     items = _corpus(200, seed=3)
     fast = pack(items, 500, dedupe="minhash")
     assert fast.tokens <= 500 and all(it.id not in fast.dropped for it in fast)

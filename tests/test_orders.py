@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.algorithms.orders import LostInMiddle, ScoreDesc, lost_in_middle_slots
+from packbench.algorithms.orders import LostInMiddle, ScoreDesc, lost_in_middle_slots, place
 
 
 def _items(scores):
@@ -47,3 +47,10 @@ def test_pack_applies_the_order_after_pinned_items():
     items = [sys_p] + _items([1, 4, 2, 3])
     assert pack(items, 10, order="score_desc").ids == ["sys", "i1", "i3", "i2", "i0"]
     assert pack(items, 10, order="lost_in_middle").ids == ["sys", "i1", "i2", "i0", "i3"]
+
+
+def test_place_puts_each_ranked_item_at_its_slot_and_rejects_a_non_permutation():
+    ranked = _items([3, 2, 1])
+    assert [i.id for i in place(ranked, [2, 0, 1])] == ["i1", "i2", "i0"]
+    with pytest.raises(ValueError, match="permutation of range"):
+        place(ranked, [0, 0, 1])

@@ -18,7 +18,7 @@ from typing import Any
 
 from packbench.algorithms import Item
 from packbench.algorithms.dedupe import dedupe_indexed, dedupe_minhash, dedupe_order, jaccard, shingles, words
-from packbench.algorithms.minhash import NUM_PERM, lsh_params
+from packbench.algorithms.dedupe.minhash import NUM_PERM, lsh_params
 
 from .suite import dedupe_agreement
 from .workloads import random_candidates
@@ -36,7 +36,7 @@ def dedupe_datasketch(candidates: Sequence[Item], pinned: Sequence[Item],
     try:
         from datasketch import MinHash, MinHashLSH
     except ImportError as exc:  # only this comparison uses it
-        raise ImportError("the datasketch comparison needs `pip install datasketch`") from exc
+        raise ImportError("the datasketch comparison needs the bench extra: pip install 'packbench[bench]'") from exc
     visit = dedupe_order(candidates)
     texts = list(pinned) + visit
     word_lists = [words(it.text) for it in texts]

@@ -16,7 +16,7 @@ from typing import Any
 
 from packbench.algorithms import STRATEGIES, pack
 from packbench.algorithms.dedupe import dedupe_indexed, dedupe_minhash
-from packbench.algorithms.minhash import lsh_params
+from packbench.algorithms.dedupe.minhash import lsh_params
 from packbench.algorithms.strategies.exact_dp import ExactDP
 
 from .reference import pure_python_dp, reference_pack, regex_word_count

@@ -51,7 +51,7 @@ def jaccard_pairs(rng: np.random.Generator, j: float, trials: int) -> list[list[
 
 def std_experiment(j: float, k: int, trials: int, seed: int) -> dict[str, Any]:
     """Mean and std of the MinHash estimate of J over `trials` pairs, with theory."""
-    from packbench.algorithms.minhash import minhash_signatures
+    from packbench.algorithms.dedupe.minhash import minhash_signatures
 
     rng = derive_rng(seed, f"minhash-std:{j}:{k}")
     sigs = minhash_signatures(jaccard_pairs(rng, j, trials), num_perm=k)
@@ -67,7 +67,7 @@ def std_experiment(j: float, k: int, trials: int, seed: int) -> dict[str, Any]:
 
 def lsh_experiment(s: float, bands: int, rows: int, trials: int, seed: int) -> dict[str, Any]:
     """Fraction of pairs with Jaccard s sharing at least one band, with theory."""
-    from packbench.algorithms.minhash import minhash_signatures
+    from packbench.algorithms.dedupe.minhash import minhash_signatures
 
     rng = derive_rng(seed, f"lsh:{s}:{bands}x{rows}")
     # Full-length signatures sliced to the first bands * rows columns, as dedupe bands them.
@@ -85,7 +85,7 @@ def lsh_experiment(s: float, bands: int, rows: int, trials: int, seed: int) -> d
 def minhash_claims(settings: Settings) -> GroupOutput:
     """Claims 7a (estimator std) and 7b (LSH candidate curve at the default threshold 0.8)."""
     out = GroupOutput()
-    from packbench.algorithms.minhash import NUM_PERM, lsh_params
+    from packbench.algorithms.dedupe.minhash import NUM_PERM, lsh_params
     trials = 300 if settings.quick else 2000
     js = (0.1, 0.3, 0.5, 0.7, 0.9)
     ks = (32, 64, NUM_PERM)

@@ -1,6 +1,6 @@
 """Claim 8: Lost in the Middle orders under a Zipf relevance prior, per shipped curve.
 
-For each preset of `algorithms.curves.PRESETS` with k documents, the k
+For each preset of `algorithms.orders.curves.PRESETS` with k documents, the k
 chosen items have Zipf scores 1/i (i = 1..k, the prior of how relevance decays
 with retrieval rank), and the expected position-weighted utility
 (`curves.expected_utility`) of four orders is compared:
@@ -41,7 +41,7 @@ def zipf_scores(k: int, exponent: float = 1.0) -> list[float]:
 def order_utilities(scores: list[float], preset) -> dict[str, float]:
     """Expected utility of each order for these scores (input order = random for `original`)."""
     from packbench.algorithms import ORDERS, Item
-    from packbench.algorithms.curves import expected_utility, position_weights
+    from packbench.algorithms.orders.curves import expected_utility, position_weights
 
     items = [Item(f"d{i}", f"d{i}", s, 1) for i, s in enumerate(scores)]
     out = {"original": float(np.mean(position_weights(preset, len(items))) * sum(scores))}
@@ -52,7 +52,7 @@ def order_utilities(scores: list[float], preset) -> dict[str, float]:
 
 
 def _all_permutations_best(scores: list[float], preset) -> float:
-    from packbench.algorithms.curves import position_weights
+    from packbench.algorithms.orders.curves import position_weights
 
     w = position_weights(preset, len(scores))
     return max(float(np.dot(w, perm)) for perm in itertools.permutations(scores))
@@ -61,7 +61,7 @@ def _all_permutations_best(scores: list[float], preset) -> float:
 def positions_claims(settings: Settings) -> GroupOutput:
     """One row per shipped curve, a utilities table and a bar plot."""
     out = GroupOutput()
-    from packbench.algorithms.curves import PRESETS
+    from packbench.algorithms.orders.curves import PRESETS
 
     randoms = 20 if settings.quick else 200
     table = ["| curve | k | original (random input) | score_desc | lost_in_middle | curve | best simple order |",
@@ -108,7 +108,7 @@ def positions_claims(settings: Settings) -> GroupOutput:
     out.sections.append(
         "## Claim 8: expected position-weighted utility under a Zipf prior\n\n"
         "Scores 1/i for the k documents of each curve; utility = sum over positions of weight x score "
-        "(`algorithms.curves.expected_utility`), weights = the paper's accuracy at that position. "
+        "(`algorithms.orders.curves.expected_utility`), weights = the paper's accuracy at that position. "
         "`original` is the expectation over a uniformly random input order.\n\n" + "\n".join(table) + "\n")
     out.plots.append(PlotSpec(
         "claim8_orders", "Claim 8: utility / curve utility under a Zipf prior", "order (0 original, "

@@ -18,11 +18,15 @@ __all__ = ["add_arguments", "main", "default_baseline"]
 
 
 def default_baseline() -> Path:
-    """The committed baseline: results/bench/baseline.json of the checkout packbench runs from, else of the cwd."""
+    """The committed baseline: results/bench/baseline.json of the checkout packbench runs from, else the
+    baseline shipped in the package (a wheel install), else results/bench/baseline.json under the cwd."""
     from packbench.experiments.bench.check import source_root
+    from packbench.experiments.packaged import packaged_baseline
 
     root = source_root()
-    return (root if root is not None else Path.cwd()) / "results" / "bench" / "baseline.json"
+    if root is not None:
+        return root / "results" / "bench" / "baseline.json"
+    return packaged_baseline() or Path.cwd() / "results" / "bench" / "baseline.json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""Data files of the real corpora: find, download, verify, read.
+"""Data files of the real corpora: find, download, verify, read; the embedded samples.
 
 The data directory is ``$PACKBENCH_DATA_DIR`` when set (CI points it at the
 shared data folder), else ``$XDG_CACHE_HOME/packbench`` (``~/.cache/packbench``).
@@ -6,6 +6,11 @@ A file missing there is downloaded from its pinned upstream address, its
 SHA-256 verified, and moved into place atomically, so a crash or a bad download
 never leaves a partial file under the real name. A present file is verified
 too: a corrupt or truncated copy is an error, never a silent partial corpus.
+
+A small sample of a corpus ships inside the package (``corpora/samples/``, with
+its source and licence in the README there). `load_rows` uses it when no data
+directory is set and the download fails, so the main job runs on a machine
+with neither network nor data; the result says which data it read.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATA_DIR_ENV", "DataFile", "DataError", "NQ_OPEN_FILE", "data_dir", "sha256_of", "fetch",
-           "read_jsonl_gz"]
+__all__ = ["DATA_DIR_ENV", "DataFile", "DataError", "DataUnavailableError", "NQ_OPEN_FILE", "NQ_OPEN_SAMPLE",
+           "EmbeddedSample", "LoadedData", "DATA_MODES", "data_dir", "sha256_of", "fetch", "read_jsonl_gz",
+           "load_rows", "sample_path"]
 
 DATA_DIR_ENV = "PACKBENCH_DATA_DIR"
 DOWNLOAD_TIMEOUT = 60.0
@@ -30,6 +36,10 @@ DOWNLOAD_TIMEOUT = 60.0
 
 class DataError(FileNotFoundError):
     """A data file is missing and cannot be downloaded, or is corrupt."""
+
+
+class DataUnavailableError(DataError):
+    """A data file is not in the data directory and downloading it failed (as opposed to corrupt)."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +124,7 @@ def fetch(datafile: DataFile, directory: Path | None = None, timeout: float = DO
         except DataError:
             raise
         except OSError as exc:  # URLError, timeouts, refused connections, unwritable directory
-            raise DataError(f"{datafile.name} is not in {directory} and downloading it from {datafile.url} "
+            raise DataUnavailableError(f"{datafile.name} is not in {directory} and downloading it from {datafile.url} "
                             f"failed ({exc}); set {DATA_DIR_ENV} to a directory that holds the file, or "
                             f"allow network access once") from exc
     actual = sha256_of(path)
@@ -148,3 +158,109 @@ def read_jsonl_gz(path: Path) -> list[dict[str, Any]]:
         raise DataError(f"{path}: corrupt or truncated gzip data ({type(exc).__name__}: {exc}); "
                         f"delete it to download it again") from None
     return rows
+
+
+@dataclass(frozen=True)
+class EmbeddedSample:
+    """A sample of a pinned data file, shipped as package data.
+
+    Attributes:
+        name: File name inside ``corpora/samples/``.
+        sha256: Expected SHA-256 of the file's bytes (a damaged install is an error).
+        rows: Rows in the sample.
+        of: The full file it was drawn from.
+        full_rows: Rows in the full file.
+    """
+
+    name: str
+    sha256: str
+    rows: int
+    of: DataFile
+    full_rows: int
+
+
+# Built by `python -m packbench.experiments.corpora.make_sample` from the pinned file.
+NQ_OPEN_SAMPLE = EmbeddedSample("nq-open-sample.jsonl.gz",
+                                "e978874cc9412ff5ae05d52c85ce6a87b6349f30cd3457ab5c550e40f6a44588",
+                                300, NQ_OPEN_FILE, 2655)
+
+DATA_MODES = ("auto", "full", "sample")
+
+
+@dataclass(frozen=True)
+class LoadedData:
+    """Rows of a corpus and which data they came from.
+
+    Attributes:
+        rows: The JSON rows.
+        origin: ``"full"`` (the pinned file) or ``"sample"`` (the embedded sample).
+        note: One line for the console and the manifest saying which data was used and why.
+    """
+
+    rows: list[dict[str, Any]]
+    origin: str
+    note: str
+
+
+def sample_path(sample: EmbeddedSample) -> Path:
+    """Path of an embedded sample inside the installed package, its SHA-256 verified.
+
+    Raises:
+        DataError: The file is missing from the install or damaged.
+    """
+    path = Path(__file__).resolve().parent / "samples" / sample.name
+    if not path.is_file():
+        raise DataError(f"the embedded sample {sample.name} is missing from the installed package "
+                        f"(expected at packbench/experiments/corpora/samples/); reinstall packbench")
+    actual = sha256_of(path)
+    if actual != sample.sha256:
+        raise DataError(f"the embedded sample {sample.name} has SHA-256 {actual}, expected {sample.sha256}: "
+                        f"the install is damaged; reinstall packbench")
+    return path
+
+
+def _sample_rows(sample: EmbeddedSample, why: str) -> LoadedData:
+    rows = read_jsonl_gz(sample_path(sample))
+    note = f"embedded sample, {len(rows):,} of the {sample.full_rows:,} questions of {sample.of.name} ({why})"
+    return LoadedData(rows, "sample", note)
+
+
+def load_rows(full: DataFile, sample: EmbeddedSample, mode: str = "auto",
+              timeout: float = DOWNLOAD_TIMEOUT) -> LoadedData:
+    """The rows of a corpus: the full pinned file, or its embedded sample.
+
+    Args:
+        full: The pinned full file.
+        sample: Its embedded sample.
+        mode: ``"full"``: the pinned file from the data directory or its download,
+            an error when neither works. ``"sample"``: the embedded sample.
+            ``"auto"``: the full file when ``$PACKBENCH_DATA_DIR`` is set (an error
+            when it is missing there) or when the user cache has it or it can be
+            downloaded; otherwise the embedded sample.
+        timeout: Seconds for the download's network operations.
+
+    Returns:
+        The rows, their origin and a one-line note.
+
+    Raises:
+        ValueError: Unknown mode.
+        DataError: The full file is required but missing and not downloadable,
+            or a copy (or the sample) is corrupt.
+    """
+    if mode not in DATA_MODES:
+        raise ValueError(f"unknown data mode {mode!r}; valid: {', '.join(DATA_MODES)}")
+    if mode == "sample":
+        return _sample_rows(sample, "data = 'sample'")
+    directory = data_dir()
+    explicit = bool(os.environ.get(DATA_DIR_ENV))
+    try:
+        path = fetch(full, directory, timeout=timeout)
+    except DataUnavailableError as exc:
+        if mode == "full" or explicit:
+            raise
+        return _sample_rows(sample, f"{DATA_DIR_ENV} is not set and the download failed: "
+                                    f"{exc.__cause__ or exc}; for the full file set {DATA_DIR_ENV} to a "
+                                    f"folder holding {full.name} or allow the download once")
+    where = f"${DATA_DIR_ENV}" if explicit else "the user cache"
+    rows = read_jsonl_gz(path)
+    return LoadedData(rows, "full", f"full file {full.name} ({len(rows):,} rows) from {where}")

@@ -1,7 +1,11 @@
 """NQ-Open questions over a pool of Wikipedia passages with known duplicates and answer labels.
 
 Data: ``nq-open-oracle.jsonl.gz`` (2,655 NaturalQuestions-Open questions from
-the Lost in the Middle release), found or downloaded by `data.fetch`.
+the Lost in the Middle release), found or downloaded by `data.fetch`; with
+``data = "auto"`` (the default) the embedded 300-question sample stands in when
+no data directory is set and the download fails (`data.load_rows`). Instances
+of the sample are keyed ``sample/q=N``, so their run ids never mix with the
+full file's.
 
 Pool: every question's DPR passage (``q{row}/ctx``) and the full paragraph the
 annotators marked (``q{row}/long``). Both come from the same source paragraph,
@@ -35,7 +39,7 @@ from packbench.algorithms.params import Param, int_in
 from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
 
 from ..instances import Instance, Source
-from .data import NQ_OPEN_FILE, DataError, fetch, read_jsonl_gz
+from .data import DATA_MODES, NQ_OPEN_FILE, NQ_OPEN_SAMPLE, DataError, load_rows
 
 __all__ = ["NQOpen", "normalize_answer", "has_answer", "BM25Index", "build_pool", "Pool"]
 
@@ -60,6 +64,12 @@ def has_answer(passage: str, answers: Sequence[str]) -> bool:
 def _text_param(owner: str, name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{owner}: parameter {name!r} must be a str, got {type(value).__name__}")
+    return value
+
+
+def _data_param(owner: str, name: str, value: Any) -> str:
+    if value not in DATA_MODES:
+        raise ValueError(f"{owner}: parameter {name!r} must be one of {', '.join(DATA_MODES)}, got {value!r}")
     return value
 
 
@@ -156,6 +166,7 @@ class NQOpen(Source):
         top_k: Candidates retrieved per question.
         encoding: tiktoken encoding or model name for the token counts.
         system_prompt: Pinned system prompt text.
+        data: ``"auto"`` (full file, else the embedded sample), ``"full"`` or ``"sample"``.
     """
 
     name = "nq_open"
@@ -165,6 +176,7 @@ class NQOpen(Source):
         "top_k": Param(20, int_in(1, 10_000), "BM25 candidates per question"),
         "encoding": Param(DEFAULT_ENCODING, check_encoding_param, "tiktoken encoding or model name"),
         "system_prompt": Param(SYSTEM_PROMPT, _text_param, "pinned system prompt"),
+        "data": Param("auto", _data_param, "'full' file, embedded 'sample', or 'auto' (full, else the sample)"),
     })
 
     def __init__(self, **params: Any) -> None:
@@ -173,16 +185,24 @@ class NQOpen(Source):
 
     def _prepared(self) -> dict[str, Any]:
         if not self._cache:
-            rows = read_jsonl_gz(fetch(NQ_OPEN_FILE))
+            loaded = load_rows(NQ_OPEN_FILE, NQ_OPEN_SAMPLE, self.params["data"])
+            rows = loaded.rows
             pool = build_pool(rows)
-            self._cache.update(rows=rows, pool=pool, index=BM25Index(pool.texts),
+            self._cache.update(rows=rows, pool=pool, index=BM25Index(pool.texts), loaded=loaded,
                                tokens=count_tokens_batch(pool.texts, self.params["encoding"]))
         return self._cache
+
+    def data_note(self) -> str:
+        """Which data the instances come from (reads the file, builds no index)."""
+        if self._cache:
+            return self._cache["loaded"].note
+        return load_rows(NQ_OPEN_FILE, NQ_OPEN_SAMPLE, self.params["data"]).note
 
     def instances(self, seed: int) -> Iterator[Instance]:
         p = self.params
         prep = self._prepared()
         rows, pool, tokens = prep["rows"], prep["pool"], prep["tokens"]
+        prefix = "sample/" if prep["loaded"].origin == "sample" else ""
         rng = np.random.default_rng([int(seed), 5])
         picked = sorted(int(r) for r in rng.choice(len(rows), size=min(p["n_questions"], len(rows)), replace=False))
         questions = [rows[r]["question"] for r in picked]
@@ -202,7 +222,8 @@ class NQOpen(Source):
                 if has_answer(pool.texts[j], answers):
                     bearing.add(pid)
             question = Item("question", f"Question: {questions[k]}", 0.0, fixed[k + 1], pinned=True)
-            yield Instance(key=f"q={r}", items=tuple(system + [question] + cands), groups=groups,
+            yield Instance(key=f"{prefix}q={r}", items=tuple(system + [question] + cands), groups=groups,
                            answers=frozenset(bearing),
                            meta={"question": questions[k], "answers": list(answers), "row": r,
+                                 "data": prep["loaded"].origin,
                                  "gold_retrieved": any(pool.rows[int(j)] == r for j in docs[k])})

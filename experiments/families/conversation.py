@@ -103,6 +103,9 @@ class Conversation(Source):
         "encoding": Param(DEFAULT_ENCODING, check_encoding_param, "tiktoken encoding or model name"),
     })
 
+    def instance_keys(self, seed: int) -> list[str]:
+        return [f"seed={seed}/i={k}" for k in range(self.params["instances"])]
+
     def instances(self, seed: int) -> Iterator[Instance]:
         for k in range(self.params["instances"]):
             yield self._one(seed, k)

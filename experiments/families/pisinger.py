@@ -108,6 +108,9 @@ class Pisinger(Source):
         if self.params["R"] % 10:
             raise ValueError(f"family 'pisinger': parameter 'R' must be a multiple of 10, got {self.params['R']!r}")
 
+    def instance_keys(self, seed: int) -> list[str]:
+        return [f"seed={seed}"]
+
     def instances(self, seed: int) -> Iterator[Instance]:
         p = self.params
         rng = np.random.default_rng([seed, 1])

@@ -96,6 +96,9 @@ class Retrieval(Source):
             raise ValueError(f"family 'retrieval': min_tokens={self.params['min_tokens']} must be <= "
                              f"max_tokens={self.params['max_tokens']}")
 
+    def instance_keys(self, seed: int) -> list[str]:
+        return [f"seed={seed}/i={k}" for k in range(self.params["instances"])]
+
     def instances(self, seed: int) -> Iterator[Instance]:
         for k in range(self.params["instances"]):
             yield self._one(seed, k)

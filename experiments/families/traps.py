@@ -73,6 +73,9 @@ class Traps(Source):
         **PINNED_PARAMS,
     })
 
+    def instance_keys(self, seed: int) -> list[str]:
+        return [f"seed={seed}"]
+
     def instances(self, seed: int) -> Iterator[Instance]:
         p = self.params
         rng = np.random.default_rng([seed, 3])

@@ -46,7 +46,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from .items import Item
+from ..items import Item
 
 __all__ = ["CurvePreset", "PRESETS", "Curve", "check_curve", "curve_points", "position_weights",
            "expected_utility"]

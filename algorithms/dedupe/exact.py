@@ -2,7 +2,7 @@
 
 Three stages, none of which can change the answer:
 
-1. Counting filter (`dedupe_words.may_match`): all texts are tokenised at once
+1. Counting filter (`filter.may_match`): all texts are tokenised at once
    into 64-bit word codes and every shingle is hashed into a table of about
    one slot per shingle. A text whose once-seen shingles number at least its
    prefix length ``s - ceil(t * s) + 1`` can share at most
@@ -26,7 +26,7 @@ Three stages, none of which can change the answer:
 
 Threshold 0 matches everything (Jaccard >= 0 always holds), so then the first
 anchor is every candidate's partner. Prefix lengths get a 1e-12 relative slack
-(`dedupe_words.PREFIX_SLACK`), so float rounding can never make a filter miss
+(`filter.PREFIX_SLACK`), so float rounding can never make a filter miss
 a pair the reference would match.
 """
 
@@ -36,11 +36,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .dedupe_core import dedupe_order
-from .dedupe_words import may_match, prefix_lengths, word_codes
-from .items import Item
+from ..items import Item
+from .anchors import join_anchors
+from .filter import may_match, prefix_lengths
+from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order
+from .tokenise import word_codes
 
-__all__ = ["dedupe_indexed", "active_texts", "exact_word_ids", "exact_shingle_codes", "shared_ranks"]
+__all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
+           "shared_ranks"]
 
 # Word ids below this bound let a trigram be one int64 code: id0 * V^2 + id1 * V + id2.
 _DIRECT_VOCAB = 2**20
@@ -78,13 +81,13 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
             short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
     owners = np.concatenate([owner[tri], short])
     codes = np.concatenate([tri_codes, short_codes])
-    if len(short):  # keep owners ascending, as `_distinct_pairs` relies on
+    if len(short):  # keep owners ascending, as `distinct_shingles` relies on
         order = np.argsort(owners, kind="stable")
         owners, codes = owners[order], codes[order]
     return owners, codes
 
 
-def _distinct_pairs(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
+def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
     """(text index, shingle id) of every distinct shingle of every text, and the number of shingles.
 
     Shingle ids are dense (0..n-1) and one-to-one with shingle tuples.
@@ -129,7 +132,7 @@ def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
         text, text after text), bounds: text t's ranks are ``[bounds[t], bounds[t + 1])``).
     """
     n_texts = len(lens)
-    p_owner, sid, n_sh = _distinct_pairs(word_ids, lens, vocab)
+    p_owner, sid, n_sh = distinct_shingles(word_ids, lens, vocab)
     df = np.bincount(sid, minlength=n_sh)
     sizes = np.bincount(p_owner, minlength=n_texts)
     shared = df[sid] >= 2
@@ -194,8 +197,7 @@ def active_texts(texts: Sequence[str], threshold: float) -> np.ndarray:
     return np.flatnonzero(may_match(*word_codes(texts, exact=False), threshold))
 
 
-def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
-                   threshold: float) -> tuple[list[Item], dict[str, str]]:
+def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
     """Exact dedupe by prefix-filtered similarity join; same result as `dedupe_pairwise`.
 
     Args:
@@ -209,12 +211,7 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
     visit = dedupe_order(candidates)
     anchors_first = list(pinned)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
-        if not visit:
-            return [], {}
-        head = anchors_first[0].id if anchors_first else visit[0].id
-        kept = [] if anchors_first else [visit[0]]
-        rest = visit if anchors_first else visit[1:]
-        return kept, {it.id: head for it in rest}
+        return absorb_all(visit, anchors_first)
     texts = anchors_first + visit
     if not visit:
         return [], {}
@@ -231,57 +228,32 @@ def _join(texts: Sequence[Item], n_pinned: int, threshold: float) -> dict[str, s
     index_ranks, probe_ranks = _prefix_lists(sizes_a, unshared, flat, bounds_a, threshold)
     sizes, bounds = sizes_a.tolist(), bounds_a.tolist()
     word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
-    anchor_ids: list[str] = []
-    anchor_pos: list[int] = []
-    anchor_sets: dict[int, frozenset] = {}
-    first_with_words: dict[bytes, int] = {}
-    index: dict[int, list[int]] = {}
+    shared_sets: dict[int, frozenset] = {}
 
     def shared_set(pos: int) -> frozenset:
-        if pos not in anchor_sets:
-            anchor_sets[pos] = frozenset(flat[bounds[pos]:bounds[pos + 1]].tolist())
-        return anchor_sets[pos]
+        if pos not in shared_sets:
+            shared_sets[pos] = frozenset(flat[bounds[pos]:bounds[pos + 1]].tolist())
+        return shared_sets[pos]
 
-    def add_anchor(pos: int, key: bytes) -> None:
-        a = len(anchor_ids)
-        anchor_ids.append(texts[pos].id)
-        anchor_pos.append(pos)
-        first_with_words.setdefault(key, a)
-        for r in index_ranks.get(pos, ()):
-            hits = index.get(r)
-            if hits is None:
-                index[r] = [a]
-            else:
-                hits.append(a)
+    def verify(pos: int, other_pos: int) -> bool:
+        size, other = sizes[pos], sizes[other_pos]
+        if min(size, other) / max(size, other) < threshold:
+            return False
+        # Unshared shingles never meet, so the shared sets give the intersection; the
+        # division is `jaccard`'s, on the same integers, hence the same float.
+        inter = len(shared_set(pos) & shared_set(other_pos))
+        return inter / (size + other - inter) >= threshold
 
-    for pos in range(n_pinned):
-        add_anchor(pos, word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes())
-    dropped: dict[str, str] = {}
-    for pos in range(n_pinned, len(texts)):
-        key = word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes()
-        match = first_with_words.get(key, len(anchor_ids))
-        probe = probe_ranks.get(pos)
-        if probe:
-            size = sizes[pos]
-            probes: set[int] = set()
-            for r in probe:
-                hits = index.get(r)
-                if hits:
-                    probes.update(hits)
-            for a in sorted(probes):
-                if a >= match:
-                    break
-                other = sizes[anchor_pos[a]]
-                if min(size, other) / max(size, other) < threshold:
-                    continue
-                # Unshared shingles never meet, so the shared sets give the intersection; the
-                # division is `jaccard`'s, on the same integers, hence the same float.
-                inter = len(shared_set(pos) & shared_set(anchor_pos[a]))
-                if inter / (size + other - inter) >= threshold:
-                    match = a
-                    break
-        if match < len(anchor_ids):
-            dropped[texts[pos].id] = anchor_ids[match]
-            continue
-        add_anchor(pos, key)
-    return dropped
+    def repeat_key(pos: int) -> bytes:
+        return word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes()
+
+    return join_anchors([it.id for it in texts], n_pinned, index_ranks, probe_ranks, verify, repeat_key)
+
+
+class Exact(DedupeMethod):
+    """Seed 000's rule by an indexed similarity join (the default): the same kept list and partners as pairwise."""
+
+    name = "exact"
+
+    def dedupe(self, candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
+        return dedupe_indexed(candidates, pinned, threshold)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from types import MappingProxyType
 
+from ..items import Item
+from ..params import Param
+from .base import Order, by_score, place
 from .curves import check_curve, position_weights
-from .items import Item
-from .orders import Order
-from .params import Param
 
 __all__ = ["CurveOrder", "curve_slots"]
 
@@ -23,12 +23,12 @@ class CurveOrder(Order):
 
     By the rearrangement inequality (Hardy, Littlewood and Polya, Inequalities,
     1934, Ch. X) pairing scores and weights both sorted descending maximises
-    ``sum_j w_j * score_j`` over all orders, i.e. `curves.expected_utility`.
+    ``sum_j w_j * score_j`` over all orders, i.e. `orders.curves.expected_utility`.
     Ties in score keep input order. With a Lost-in-the-Middle preset the best
     item goes first, the next ones to the end, the weakest to the middle.
 
     Params:
-        curve: A preset of `algorithms.curves.PRESETS` or a list of weights.
+        curve: A preset of `algorithms.orders.curves.PRESETS` or a list of weights.
     """
 
     name = "curve"
@@ -37,9 +37,4 @@ class CurveOrder(Order):
     })
 
     def arrange(self, chosen: Sequence[Item]) -> list[Item]:
-        ranked = sorted(chosen, key=lambda it: -it.score)
-        slots = curve_slots(list(position_weights(self.params["curve"], len(ranked))))
-        out: list[Item | None] = [None] * len(ranked)
-        for item, slot in zip(ranked, slots):
-            out[slot] = item
-        return out  # type: ignore[return-value]
+        return place(by_score(chosen), curve_slots(list(position_weights(self.params["curve"], len(chosen)))))

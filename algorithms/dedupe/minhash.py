@@ -1,10 +1,10 @@
 """Approximate dedupe: MinHash signatures + LSH banding, candidates verified exactly.
 
-1. The exact join's counting filter (`dedupe_index.active_texts`) sets aside
+1. The exact join's counting filter (`exact.active_texts`) sets aside
    the texts that provably match nothing; they are kept and never absorb
    anything, as LSH plus exact verification would also conclude.
 2. Each remaining text's shingles (seed 000's word trigrams) are hashed to 64
-   bits from their words alone (`dedupe_words.shingle_hashes`), so a text's
+   bits from their words alone (`filter.shingle_hashes`), so a text's
    signature does not depend on the other texts. Its MinHash signature has
    `NUM_PERM` = 128 values: hash k of x is the top 32 bits of
    ``a_k * (x + 1) + b_k`` mod 2**64 (multiply-shift), minimised per text
@@ -25,7 +25,7 @@
    caught (equal texts have equal bands).
 
 Measured side by side (2-core machine, `random_candidates` seed 3, t = 0.8;
-``python3 -m packbench.experiments.bench.minhash_compare 10000 100000``), recall and
+``python -m packbench.experiments.bench.minhash_compare 10000 100000``), recall and
 precision of the dropped set against the exact join:
 
 ============  ==========  ==========  ==========  ===================
@@ -48,12 +48,14 @@ from itertools import chain
 
 import numpy as np
 
-from .dedupe_core import dedupe_order, jaccard
-from .dedupe_index import active_texts, dedupe_indexed, exact_shingle_codes, exact_word_ids
-from .dedupe_words import shingle_hashes, word_codes
-from .items import Item
+from ..items import Item
+from .anchors import join_anchors
+from .exact import active_texts, dedupe_indexed, exact_shingle_codes, exact_word_ids
+from .filter import shingle_hashes
+from .rule import DedupeMethod, DedupeResult, dedupe_order, jaccard
+from .tokenise import word_codes
 
-__all__ = ["dedupe_minhash", "minhash_signatures", "signatures_flat", "band_keys", "lsh_params", "NUM_PERM",
+__all__ = ["dedupe_minhash", "MinHash", "minhash_signatures", "signatures_flat", "band_keys", "lsh_params", "NUM_PERM",
            "FALSE_POSITIVE_WEIGHT"]
 
 NUM_PERM = 128
@@ -186,8 +188,7 @@ def _band_lists(keys: np.ndarray) -> tuple[dict[int, list[int]], dict[int, list[
     return lists(to_index), lists(to_probe)
 
 
-def dedupe_minhash(candidates: Sequence[Item], pinned: Sequence[Item],
-                   threshold: float) -> tuple[list[Item], dict[str, str]]:
+def dedupe_minhash(candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
     """Approximate dedupe with seed 000's visiting order and partner rule, via MinHash LSH.
 
     Args:
@@ -217,54 +218,28 @@ def dedupe_minhash(candidates: Sequence[Item], pinned: Sequence[Item],
     sh_owner, sh_codes = exact_shingle_codes(word_ids, lens, max(vocab, 1))
     sh_bounds = np.searchsorted(sh_owner, np.arange(len(texts) + 1)).tolist()
     word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
-    buckets: dict[int, list[int]] = {}
-    anchor_ids: list[str] = []
-    anchor_pos: list[int] = []
     sets: dict[int, frozenset] = {}
-    first_with_words: dict[bytes, int] = {}
-
-    def words_key(pos: int) -> bytes:
-        return word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes()
-
-    def add_anchor(pos: int) -> None:
-        a = len(anchor_ids)
-        anchor_ids.append(texts[pos].id)
-        anchor_pos.append(pos)
-        # Equal word lists give equal bands, so only a text that a later one collides with can be repeated.
-        if pos in index_keys:
-            first_with_words.setdefault(words_key(pos), a)
-            for key in index_keys[pos]:
-                hits = buckets.get(key)
-                if hits is None:
-                    buckets[key] = [a]
-                else:
-                    hits.append(a)
 
     def shingle_set(pos: int) -> frozenset:
         if pos not in sets:
             sets[pos] = frozenset(sh_codes[sh_bounds[pos]:sh_bounds[pos + 1]].tolist())
         return sets[pos]
 
-    for pos in range(n_pinned):
-        add_anchor(pos)
-    dropped: dict[str, str] = {}
-    for pos in range(n_pinned, len(texts)):
-        probe = probe_keys.get(pos)
-        if probe:
-            match = first_with_words.get(words_key(pos), len(anchor_ids))
-            probes: set[int] = set()
-            for key in probe:
-                hits = buckets.get(key)
-                if hits:
-                    probes.update(hits)
-            for a in sorted(probes):
-                if a >= match:
-                    break
-                if jaccard(shingle_set(pos), shingle_set(anchor_pos[a])) >= threshold:
-                    match = a
-                    break
-            if match < len(anchor_ids):
-                dropped[texts[pos].id] = anchor_ids[match]
-                continue
-        add_anchor(pos)
+    def verify(pos: int, other_pos: int) -> bool:
+        return jaccard(shingle_set(pos), shingle_set(other_pos)) >= threshold
+
+    def repeat_key(pos: int) -> bytes:
+        # Equal word lists give equal bands, so a repeat always shares a band key with its original.
+        return word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes()
+
+    dropped = join_anchors([it.id for it in texts], n_pinned, index_keys, probe_keys, verify, repeat_key)
     return [it for it in visit if it.id not in dropped], dropped
+
+
+class MinHash(DedupeMethod):
+    """Approximate: MinHash + LSH candidates (128 permutations), verified with the exact Jaccard; can miss pairs."""
+
+    name = "minhash"
+
+    def dedupe(self, candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
+        return dedupe_minhash(candidates, pinned, threshold)

@@ -1,0 +1,139 @@
+"""The counting filter of the indexed joins, and shingle hashes from word codes.
+
+`may_match`: a shingle found in one text only can never be shared, and a text
+whose unshared shingles number at least its prefix length
+``s - ceil(t * s) + 1`` can reach Jaccard >= t with no other text (it would need
+``ceil(t * s)`` shared shingles) and equals no other text's word list. Shingle
+hashes are counted in a table of about one slot per shingle; a slot hit once
+holds a shingle that occurs once in the whole batch, so counting those gives a
+lower bound on each text's unshared shingles and proves most unique texts inert
+without sorting anything.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .tokenise import MULTIPLIERS as _K
+
+__all__ = ["shingle_hashes", "may_match", "once_counts", "prefix_lengths", "PREFIX_SLACK"]
+
+# Prefix lengths get this relative slack so float rounding in the reference's one
+# division can never make a filter drop a pair the reference would match.
+PREFIX_SLACK = 1e-12
+_MAX_TABLE_BITS = 24
+_HASH_BLOCK = 1 << 16  # trigram positions hashed per numpy block
+
+
+def _finish(h: np.ndarray) -> np.ndarray:
+    """Spread every input bit into the top bits, in place (the table slot is the top bits)."""
+    h ^= h >> np.uint64(29)
+    h *= _K[4]
+    h ^= h >> np.uint64(32)
+    h *= _K[5]
+    return h
+
+
+def _trigram_hashes(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Hashes of the word trigrams starting at positions lo..hi-1 (which need hi + 2 <= len(codes))."""
+    h = np.multiply(codes[lo:hi], _K[0])
+    tmp = np.multiply(codes[lo + 1:hi + 1], _K[1])
+    h ^= tmp
+    np.multiply(codes[lo + 2:hi + 2], _K[2], out=tmp)
+    h ^= tmp
+    return _finish(h)
+
+
+def _short_hashes(codes: np.ndarray, lens: np.ndarray, short: np.ndarray) -> np.ndarray:
+    """Hashes of the single shingle (the whole word tuple) of each text in `short` (texts under 3 words)."""
+    first = np.cumsum(lens)[short] - lens[short]
+    c0 = np.zeros(len(short), dtype=np.uint64)
+    c1 = np.zeros(len(short), dtype=np.uint64)
+    c0[lens[short] >= 1] = codes[first[lens[short] >= 1]]
+    c1[lens[short] >= 2] = codes[first[lens[short] >= 2] + 1]
+    return _finish(c0 * _K[3] ^ c1 * _K[1] ^ (lens[short].astype(np.uint64) + np.uint64(1)) * _K[2])
+
+
+def shingle_hashes(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owning text, 64-bit hash) of every distinct-position shingle; equal shingles, equal hashes.
+
+    Shingles are each text's word trigrams, or for a text under three words its
+    whole tuple; different shingles rarely share a hash. Owners ascend.
+    """
+    n_tri = max(len(codes) - 2, 0)
+    owner = np.repeat(np.arange(len(lens), dtype=np.int64), np.maximum(lens - 2, 1))
+    ends = np.cumsum(lens)
+    keep = np.ones(n_tri, dtype=bool)
+    cut = np.concatenate([ends - 1, ends - 2])
+    keep[cut[(cut >= 0) & (cut < n_tri)]] = False
+    h = _trigram_hashes(codes, 0, n_tri)[keep]
+    short = np.flatnonzero(lens < 3)
+    if len(short) == 0:
+        return owner, h
+    # Put each short text's hash where its owner's slot is (owners ascend).
+    merged = np.empty(len(owner), dtype=np.uint64)
+    is_short = np.isin(owner, short)
+    merged[is_short] = _short_hashes(codes, lens, short)
+    merged[~is_short] = h
+    return owner, merged
+
+
+def prefix_lengths(sizes: np.ndarray, threshold: float) -> np.ndarray:
+    """Per set size s, how many of its rarest shingles must be indexed/probed: s - ceil(t * s) + 1."""
+    need = np.maximum(1.0, np.ceil(threshold * sizes * (1.0 - PREFIX_SLACK)))
+    return sizes - np.minimum(need, sizes).astype(np.int64) + 1
+
+
+def may_match(codes: np.ndarray, lens: np.ndarray, threshold: float) -> np.ndarray:
+    """Boolean per text: False only for texts proven unable to reach Jaccard `threshold` with any other.
+
+    Args:
+        codes: Word codes of `word_codes` (exact or not).
+        lens: Words per text.
+        threshold: Jaccard threshold in (0, 1].
+
+    Returns:
+        The mask of texts the exact join still has to look at.
+    """
+    unshared, occurrences = once_counts(codes, lens)
+    return unshared < prefix_lengths(occurrences, threshold)
+
+
+def once_counts(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per text, a lower bound on its unshared shingles and an upper bound on its set size.
+
+    Args:
+        codes: Word codes of `word_codes` (exact or not).
+        lens: Words per text.
+
+    Returns:
+        (shingle occurrences that are provably in no other text and not repeated, shingle occurrences).
+    """
+    n_tri = max(len(codes) - 2, 0)
+    short = np.flatnonzero(lens < 3)
+    bits = min(_MAX_TABLE_BITS, max(10, math.ceil(math.log2(max(n_tri + len(short), 1)))))
+    shift = np.uint64(64 - bits)
+    # Table slot of the trigram at every word position, blockwise so the temporaries stay in cache.
+    # Trigrams crossing two texts are counted too: that can only hide a unique shingle, never invent one.
+    slots = np.empty(n_tri + len(short), dtype=np.int64)
+    for lo in range(0, n_tri, _HASH_BLOCK):
+        hi = min(lo + _HASH_BLOCK, n_tri)
+        slots[lo:hi] = (_trigram_hashes(codes, lo, hi) >> shift).view(np.int64)
+    slots[n_tri:] = (_short_hashes(codes, lens, short) >> shift).view(np.int64)
+    single = np.bincount(slots, minlength=1 << bits) == 1
+    once = single[slots]
+    del slots, single
+    ends = np.cumsum(lens)
+    starts = ends - lens
+    cut = np.concatenate([ends - 1, ends - 2])  # a trigram starting there would cross into the next text
+    once[cut[(cut >= 0) & (cut < n_tri)]] = False
+    unshared = np.zeros(len(lens), dtype=np.int64)
+    long = np.flatnonzero(lens >= 3)
+    if len(long):
+        # Text d's trigrams start at its first word and end 2 words early; the positions in between
+        # texts are all False, so each sum runs to the next long text's start.
+        unshared[long] = np.add.reduceat(once[:n_tri], starts[long], dtype=np.int64)
+    unshared[short] = once[n_tri:]
+    return unshared, np.maximum(lens - 2, 1)  # occurrences bound the set size (repeats counted)

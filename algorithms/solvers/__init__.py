@@ -1,0 +1,1 @@
+"""Solver helpers shared by the exact strategies: the Dantzig-bound reduction and integer profit scaling."""
