@@ -81,8 +81,8 @@ def _aggregate(values, how: str):
 def summarise(rows: Sequence[Mapping[str, Any]]):
     """The per source x budget x strategy summary as a pandas DataFrame (empty without rows).
 
-    Columns: the group, ``runs`` and one count per `Status`, then every
-    aggregate declared in `metrics.ALL_METRICS` over the measured rows.
+    Columns: the group (with ``near_dup`` when the rows sweep it), ``runs`` and one count per
+    `Status`, then every aggregate declared in `metrics.ALL_METRICS` over the measured rows.
     """
     import pandas as pd
 
@@ -93,6 +93,8 @@ def summarise(rows: Sequence[Mapping[str, Any]]):
         if metric.range is not None and metric.name in df:  # numeric: a column of Nones is NaN, not object
             df[metric.name] = pd.to_numeric(df[metric.name], errors="coerce")
     keys = ["source_label", "budget_key", "strategy_label"]
+    if df["near_dup_key"].nunique() > 1:  # dedupe on and off are different packers: never average them
+        keys.insert(2, "near_dup_key")
     groups = df.groupby(keys, sort=False)
     summary = groups.size().rename("runs").to_frame()
     for status in (Status.OK, Status.TIMEOUT, Status.SKIPPED, Status.ERROR):
@@ -106,7 +108,7 @@ def summarise(rows: Sequence[Mapping[str, Any]]):
                 col = col * agg.scale
             summary[agg.column] = col.reindex(summary.index)
     summary = summary.reset_index().rename(columns={"source_label": "source", "budget_key": "budget",
-                                                    "strategy_label": "strategy"})
+                                                    "near_dup_key": "near_dup", "strategy_label": "strategy"})
     summary["_b"] = summary["budget"].map(_budget_sort)
     summary = summary.sort_values(["source", "_b", "strategy"], kind="stable").drop(columns="_b")
     return summary.reset_index(drop=True)
