@@ -20,6 +20,25 @@ def _item_label(item_id: Any) -> str:
     return f"item {item_id!r}"
 
 
+def _check_embedding(label: str, value: Any):
+    """The embedding as a read-only 1-D float64 array, or a clear error naming the item."""
+    import numpy as np  # lazy: items without embeddings never need numpy
+
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(f"{label}: embedding must be a 1-D sequence of floats, got {type(value).__name__}")
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{label}: embedding must be a 1-D sequence of floats ({exc})") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{label}: embedding must be a non-empty 1-D vector, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{label}: embedding must be finite, got {float(arr[bad])!r} at position {bad}")
+    arr.setflags(write=False)
+    return arr
+
+
 @dataclass(frozen=True)
 class Item:
     """One candidate for the context window.
@@ -32,6 +51,10 @@ class Item:
         tokens: Token cost, a positive int (bools are rejected).
         pinned: Pinned items (system prompt, question) are always kept.
         source: Optional source document, used by per-source objectives.
+        embedding: Optional 1-D vector of finite floats (a list, tuple or numpy
+            array), used by ``dedupe="semantic"`` and ``similarity="cosine"``.
+            Stored as a read-only float64 numpy array; it takes no part in
+            equality or hashing (it is derived from the text).
 
     Raises:
         TypeError: A field has the wrong type.
@@ -44,6 +67,7 @@ class Item:
     tokens: int
     pinned: bool = False
     source: str | None = None
+    embedding: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str):
@@ -66,6 +90,8 @@ class Item:
             raise TypeError(f"{label}: pinned must be a bool, got {type(self.pinned).__name__}")
         if self.source is not None and not isinstance(self.source, str):
             raise TypeError(f"{label}: source must be a str or None, got {type(self.source).__name__}")
+        if self.embedding is not None:
+            object.__setattr__(self, "embedding", _check_embedding(label, self.embedding))
         # Normalise numpy scalars so downstream arithmetic and JSON output are plain Python.
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "tokens", int(self.tokens))

@@ -1,14 +1,17 @@
 """Pairwise text similarity for diversity-aware strategies (`mmr`, `submodular`).
 
-Three kinds, all giving values in [0, 1] with 1.0 on the diagonal:
+Four kinds, all giving values in [0, 1] with 1.0 on the diagonal:
 
 * ``"jaccard"`` (default, no extra dependencies): Jaccard similarity of the
   word-trigram sets, with exactly the words and shingles that dedupe uses
-  (`algorithms.dedupe.words` / `shingles` / `jaccard`), so a pair that dedupe
-  would drop at threshold t has similarity >= t here.
+  (`algorithms.dedupe.signature` / `shingles` / `jaccard`), so a pair that
+  dedupe would drop at threshold t has similarity >= t here. Computed from
+  dedupe's batch tokeniser as sparse set intersections.
 * ``"tfidf"``: cosine of TF-IDF vectors of the same words, with the smoothed
   idf ``log((1 + n) / (1 + df)) + 1`` (n = number of texts, df = texts holding
   the word). A text with no words has similarity 0 with every other text.
+* ``"cosine"``: ``max(0, cosine)`` of the items' embeddings (`Item.embedding`,
+  see `vectors`; every item must have one). Negative cosines count as 0.
 * a callable ``f(a: Item, b: Item) -> float`` returning a value in [0, 1]. It
   is called once per unordered pair, as ``f(items[i], items[j])`` with i < j,
   and is assumed symmetric.
@@ -23,11 +26,12 @@ from typing import Any, Union
 
 import numpy as np
 
-from .dedupe import jaccard, shingles, words
+from .dedupe import jaccard, shingles, signature, words
 from .items import Item
+from .vectors import embedding_matrix, unit_rows
 
-__all__ = ["Similarity", "SIMILARITIES", "check_similarity", "similarity_matrix",
-           "jaccard_matrix", "tfidf_matrix", "similarity_name", "pair_jaccard"]
+__all__ = ["Similarity", "SIMILARITIES", "check_similarity", "similarity_matrix", "similarity_columns",
+           "matrix_bytes", "jaccard_matrix", "tfidf_matrix", "cosine_matrix", "similarity_name", "pair_jaccard"]
 
 Similarity = Union[str, Callable[[Item, Item], float]]
 
@@ -51,6 +55,17 @@ def _sparse_rows(token_lists: Sequence[Sequence[Any]], counts: bool):
     return sparse.csr_matrix((vals, (rows, cols)), shape=shape, dtype=np.float64)
 
 
+def _shingle_rows(items: Sequence[Item]):
+    """The binary (texts x distinct shingles) CSR matrix of dedupe's shingle sets, and the set sizes."""
+    from scipy import sparse  # lazy: only the vectorised kinds need scipy
+
+    from .dedupe.exact import distinct_shingles, exact_word_ids
+
+    owner, sid, n_sh = distinct_shingles(*exact_word_ids([it.text for it in items]))
+    rows = sparse.csr_matrix((np.ones(len(owner)), (owner, sid)), shape=(len(items), max(n_sh, 1)))
+    return rows, np.bincount(owner, minlength=len(items)).astype(np.float64)
+
+
 def jaccard_matrix(items: Sequence[Item]) -> np.ndarray:
     """Word-trigram Jaccard similarity of every pair of `items`.
 
@@ -66,16 +81,69 @@ def jaccard_matrix(items: Sequence[Item]) -> np.ndarray:
     n = len(items)
     if n == 0:
         return np.zeros((0, 0))
-    sets = [shingles(words(it.text)) for it in items]
-    binary = _sparse_rows([list(s) for s in sets], counts=False)
+    binary, sizes = _shingle_rows(items)
     inter = (binary @ binary.T).toarray()
-    sizes = np.array([len(s) for s in sets], dtype=np.float64)
-    union = sizes[:, None] + sizes[None, :] - inter
-    # Every shingle set is non-empty (a text without words is the one shingle ()),
-    # so the union is never zero.
-    sim = inter / union
+    # Every shingle set is non-empty (a text without words has its signature), so the union is never zero.
+    sim = inter / (sizes[:, None] + sizes[None, :] - inter)
     np.fill_diagonal(sim, 1.0)
     return np.clip(sim, 0.0, 1.0)
+
+
+def cosine_matrix(items: Sequence[Item]) -> np.ndarray:
+    """``max(0, cosine)`` of the embeddings of every pair of `items`, ones on the diagonal."""
+    if not items:
+        return np.zeros((0, 0))
+    units = unit_rows(embedding_matrix(items, "similarity 'cosine'"))
+    sim = units @ units.T
+    np.fill_diagonal(sim, 1.0)
+    return np.clip(sim, 0.0, 1.0)
+
+
+class _Columns:
+    """Columns of the similarity matrix on demand: O(n) memory per column.
+
+    The same values as the full matrix for "jaccard" (exact integer counts), "tfidf" and callables (read
+    from it); for "cosine" up to float rounding (a matrix-vector product instead of a matrix product).
+    """
+
+    def __init__(self, items: Sequence[Item], similarity: Similarity) -> None:
+        self.n = len(items)
+        self.kind = similarity if isinstance(similarity, str) else None
+        if self.kind == "cosine":
+            self.units = unit_rows(embedding_matrix(items, "similarity 'cosine'")) if items else np.zeros((0, 1))
+        elif self.kind == "jaccard":
+            self.rows, self.sizes = _shingle_rows(items) if items else (None, np.zeros(0))
+        else:  # tfidf and callables: the full matrix, so values are exactly the matrix's
+            self.full = similarity_matrix(items, similarity)
+
+    def block(self, cols: Sequence[int]) -> np.ndarray:
+        """The (n, len(cols)) block of the similarity matrix for these columns."""
+        cols = np.asarray(cols, dtype=np.int64)
+        if self.kind == "cosine":
+            out = np.clip(self.units @ self.units[cols].T, 0.0, 1.0)
+        elif self.kind == "jaccard":
+            inter = (self.rows @ self.rows[cols].T).toarray()
+            out = np.clip(inter / (self.sizes[:, None] + self.sizes[cols][None, :] - inter), 0.0, 1.0)
+        else:
+            return self.full[:, cols]
+        out[cols, np.arange(len(cols))] = 1.0
+        return out
+
+
+def similarity_columns(items: Sequence[Item], similarity: Similarity = "jaccard") -> _Columns:
+    """Column access to `similarity_matrix(items, similarity)` without building it (for jaccard and cosine).
+
+    Raises:
+        ValueError, TypeError: As `similarity_matrix`.
+    """
+    check_similarity("similarity_columns", "similarity", similarity)
+    return _Columns(items, similarity)
+
+
+def matrix_bytes(n: int, similarity: Similarity) -> int:
+    """Peak bytes of `similarity_matrix` on n items: the float64 result and its largest temporaries."""
+    copies = 3 if similarity in ("jaccard", "tfidf") else 2  # sparse product densified, then the division
+    return copies * 8 * n * n
 
 
 def tfidf_matrix(items: Sequence[Item]) -> np.ndarray:
@@ -121,6 +189,7 @@ def _callable_matrix(items: Sequence[Item], fn: Callable[[Item, Item], float]) -
 SIMILARITIES: dict[str, Callable[[Sequence[Item]], np.ndarray]] = {
     "jaccard": jaccard_matrix,
     "tfidf": tfidf_matrix,
+    "cosine": cosine_matrix,
 }
 
 
@@ -154,7 +223,7 @@ def similarity_matrix(items: Sequence[Item], similarity: Similarity = "jaccard")
 
     Args:
         items: The items to compare.
-        similarity: ``"jaccard"``, ``"tfidf"`` or a callable (see the module doc).
+        similarity: ``"jaccard"``, ``"tfidf"``, ``"cosine"`` or a callable (see the module doc).
 
     Returns:
         A symmetric (n, n) float array, values in [0, 1], ones on the diagonal.
@@ -171,5 +240,5 @@ def similarity_matrix(items: Sequence[Item], similarity: Similarity = "jaccard")
 
 def pair_jaccard(a: Item, b: Item) -> float:
     """Word-trigram Jaccard of two items, the scalar reference for `jaccard_matrix`."""
-    return jaccard(shingles(words(a.text)), shingles(words(b.text)))
+    return jaccard(shingles(signature(a.text)), shingles(signature(b.text)))
 

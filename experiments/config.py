@@ -48,7 +48,7 @@ def source_registry() -> Any:
     """Families and corpora by name (one `Registry`; a name in both is an error)."""
     from .corpora import CORPORA
     from .families import FAMILIES
-    return CORPORA.merged(FAMILIES, "family or corpus")
+    return CORPORA.merged(FAMILIES, "family or corpus", group="packbench.sources")
 
 
 def registry(kind: str) -> Any:
@@ -296,12 +296,20 @@ def load_config(path: str | Path) -> ExperimentConfig:
 
     Raises:
         FileNotFoundError: No such file.
-        ValueError: Invalid TOML or an invalid config.
+        ValueError: Not UTF-8 (the message names the file, line, column and byte), invalid TOML or
+            an invalid config.
     """
     path = Path(path)
+    raw = path.read_bytes()
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ValueError(f"{path}: not UTF-8 (TOML files must be): byte 0x{raw[exc.start]:02x} at line {line}, "
+                         f"column {column} (byte offset {exc.start}); save the file as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: not valid TOML ({exc})") from None
     return parse_config(data, origin=str(path))

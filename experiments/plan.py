@@ -85,7 +85,7 @@ class PlannedUnit:
 
 def _keys(unit: Unit) -> tuple[tuple[str, ...], str | None]:
     try:
-        source = source_registry()[unit.source](**unit.source_params)
+        source = source_registry().lookup(unit.source)(**unit.source_params)
         keys = source.instance_keys(unit.seed)
         if keys is None:
             keys = [inst.key for inst in source.instances(unit.seed)]

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.algorithms.dedupe import (DEDUPE_METHODS, Exact, Pairwise, dedupe_indexed, dedupe_pairwise, shingles,
-                               words)
+from packbench.algorithms.dedupe import (DEDUPE_METHODS, Exact, Pairwise, dedupe_indexed, dedupe_minhash,
+                                         dedupe_pairwise, shingles, signature, words)
 from packbench.algorithms.dedupe.exact import exact_shingle_codes, exact_word_ids, shared_ranks
 
 # Short words, long words that the fast word codes only tell apart exactly (same length, first and
@@ -88,10 +88,14 @@ def test_threshold_one_keeps_near_duplicates_but_drops_equal_word_lists():
     assert _summary(dedupe_indexed([a, same, near], [], 1.0)) == (["a", "near"], {"same": "a"})
 
 
-def test_empty_texts_are_one_shared_shingle():
-    assert shingles(words("!!")) == frozenset({()})
-    cands = [Item("x", "", 2.0, 1), Item("y", "...", 1.0, 1), Item("z", "word", 0.5, 1)]
-    assert _summary(dedupe_indexed(cands, [], 0.8)) == (["x", "z"], {"y": "x"})
+def test_texts_without_words_are_duplicates_only_when_their_normalised_texts_are_equal():
+    assert words("!!") == () and signature("!!") == ("\x00!!",)
+    cands = [Item("x", "", 2.0, 1), Item("y", "...", 1.0, 1), Item("z", "word", 0.5, 1),
+             Item("w", "\u2026", 0.4, 1), Item("v", "  ", 0.3, 1), Item("u", "?!", 0.2, 1)]
+    # NFKC turns the ellipsis into "...", and blank texts normalise to the empty text.
+    expected = (["x", "y", "z", "u"], {"w": "y", "v": "x"})
+    for method in (dedupe_indexed, dedupe_pairwise, dedupe_minhash):
+        assert _summary(method(cands, [], 0.8)) == expected
 
 
 def test_partner_is_the_first_matching_anchor_in_visiting_order():
@@ -154,5 +158,5 @@ def test_pack_results_identical_with_pairwise_on_planted_duplicates():
 
 
 def test_unknown_dedupe_method_lists_the_valid_ones():
-    with pytest.raises(ValueError, match="exact, minhash, pairwise"):
+    with pytest.raises(ValueError, match="containment, exact, minhash, pairwise, semantic"):
         pack([Item("a", "x", 1.0, 1)], 10, dedupe="nope")

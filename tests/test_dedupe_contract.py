@@ -7,6 +7,7 @@ import pytest
 from packbench.algorithms import Item, pack
 from packbench.algorithms.component import Component
 from packbench.algorithms.dedupe import DEDUPE_METHODS, DedupeMethod, dedupe_order
+from packbench.algorithms.embed import embed_items
 
 TEXTS = ["the refund window is thirty days from delivery for all orders",
          "The refund window is thirty days from delivery for all orders!",
@@ -22,8 +23,10 @@ def test_dedupe_method_contract(name):
     assert cls.name == name and cls.kind == "dedupe method"
     assert cls.describe().startswith(f"{name}: ")
     method = cls()
-    pin = Item("sys", "shipping is free on orders over fifty dollars in the store", 0.0, 3, pinned=True)
-    cands = [Item(f"c{k}", t, float(len(TEXTS) - k), 2) for k, t in enumerate(TEXTS)]
+    # Embeddings for the methods that compare vectors (deterministic hashing embedder).
+    pin, *cands = embed_items([Item("sys", "shipping is free on orders over fifty dollars in the store", 0.0, 3,
+                                    pinned=True)] + [Item(f"c{k}", t, float(len(TEXTS) - k), 2)
+                                                     for k, t in enumerate(TEXTS)])
     kept, dropped = method.dedupe(cands, [pin], 0.8)
     visit = [it.id for it in dedupe_order(cands)]
     kept_ids = [it.id for it in kept]
@@ -40,7 +43,7 @@ def test_dedupe_method_contract(name):
 
 
 def test_unknown_dedupe_method_names_the_valid_ones():
-    with pytest.raises(ValueError, match="unknown dedupe method 'nope'; valid: exact, minhash, pairwise"):
+    with pytest.raises(ValueError, match="unknown dedupe method 'nope'; valid: containment, exact, minhash, pairwise, semantic"):
         DEDUPE_METHODS.lookup("nope")
     with pytest.raises(ValueError, match="unknown parameter"):
         DEDUPE_METHODS["exact"](bogus=1)

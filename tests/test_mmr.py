@@ -104,7 +104,7 @@ def test_bad_parameters():
     with pytest.raises(ValueError, match="lam"):
         MMR(lam=1.5)
     with pytest.raises(ValueError, match="similarity"):
-        MMR(similarity="cosine")
+        MMR(similarity="nope")
     with pytest.raises(TypeError, match="similarity"):
         MMR(similarity=3)
     with pytest.raises(ValueError, match="cost_exponent"):

@@ -124,7 +124,7 @@ def test_list_command_shows_registries(capsys):
     out = capsys.readouterr().out
     for name in ("greedy", "exact_dp", "lost_in_middle", "pisinger", "retrieval", "traps", "ratio_vs_budget"):
         assert name in out
-    assert "time_limit (default 10.0)" in out
+    assert "    time_limit=10.0  seconds before the search is cut" in out  # Component.describe()
     assert main(["list", "families"]) == 0
     assert "strategies:" not in capsys.readouterr().out
 

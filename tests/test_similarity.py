@@ -81,8 +81,32 @@ def test_callable_bad_value_names_the_items(value, exc):
 
 def test_unknown_or_wrong_type():
     with pytest.raises(ValueError, match="jaccard"):
+        similarity_matrix(_items(["x"]), "nope")
+    with pytest.raises(ValueError, match="similarity 'cosine' needs Item.embedding; item 'i0' has none"):
         similarity_matrix(_items(["x"]), "cosine")
     with pytest.raises(TypeError):
         similarity_matrix(_items(["x"]), 42)
     assert similarity_matrix([], "jaccard").shape == (0, 0)
     assert similarity_matrix([], "tfidf").shape == (0, 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ts=texts, dim=st.integers(1, 5), data=st.data())
+def test_columns_equal_the_full_matrix_and_cosine_is_clipped(ts, dim, data):
+    from packbench.algorithms.similarity import similarity_columns
+    vecs = [data.draw(st.lists(st.integers(-3, 3), min_size=dim, max_size=dim)) for _ in ts]
+    items = [Item(f"i{k}", t, 1.0, 1, embedding=v) for k, (t, v) in enumerate(zip(ts, vecs))]
+    for kind in ("jaccard", "cosine", "tfidf"):
+        full = similarity_matrix(items, kind)
+        cols = similarity_columns(items, kind)
+        for k in range(len(items)):
+            if kind == "cosine":  # a matrix-vector product may round differently from the matrix product
+                assert np.allclose(cols.block([k])[:, 0], full[:, k], rtol=0, atol=1e-12)
+            else:
+                assert np.array_equal(cols.block([k])[:, 0], full[:, k])
+    cos = similarity_matrix(items, "cosine")
+    for i, a in enumerate(vecs):
+        for j, b in enumerate(vecs):
+            na, nb = np.linalg.norm(a), np.linalg.norm(b)
+            expected = 1.0 if i == j else (max(0.0, float(np.dot(a, b)) / (na * nb)) if na and nb else 0.0)
+            assert cos[i, j] == pytest.approx(expected, abs=1e-12)

@@ -4,20 +4,26 @@ Methods (`DEDUPE_METHODS`, for ``pack(dedupe=...)``): "pairwise" is the
 reference definition (all pairs, O(m^2 L)); "exact" (the default of `pack`) is
 the indexed join of `exact`, which returns exactly the same kept list and
 `dropped` partners; "minhash" is an approximate MinHash + LSH join for very
-large candidate sets. Adding a method is one module with a `DedupeMethod`
+large candidate sets; "containment" drops a text mostly contained in another
+(shingle containment, same join); "semantic" compares `Item.embedding` by
+cosine. Adding a method is one module with a `DedupeMethod`
 subclass plus one entry in the list below.
 """
 
 from __future__ import annotations
 
 from ..component import Registry
+from .containment import Containment, dedupe_containment
 from .exact import Exact, dedupe_indexed
 from .minhash import MinHash, dedupe_minhash
-from .pairwise import Pairwise, dedupe_pairwise
-from .rule import DedupeMethod, DedupeResult, dedupe_order, jaccard, shingles
-from .tokenise import words
+from .pairwise import Pairwise, dedupe_pairwise, pairwise_containment, pairwise_semantic
+from .rule import DedupeMethod, DedupeResult, containment, dedupe_order, jaccard, shingles
+from .semantic import Semantic, dedupe_semantic
+from .tokenise import normalise, signature, words
 
-__all__ = ["words", "shingles", "jaccard", "dedupe_pairwise", "dedupe_indexed", "dedupe_minhash",
-           "dedupe_order", "DedupeMethod", "DedupeResult", "Exact", "Pairwise", "MinHash", "DEDUPE_METHODS"]
+__all__ = ["words", "signature", "normalise", "shingles", "jaccard", "dedupe_pairwise", "dedupe_indexed", "dedupe_minhash",
+           "dedupe_containment", "dedupe_semantic", "pairwise_containment", "pairwise_semantic", "containment",
+           "dedupe_order", "DedupeMethod", "DedupeResult", "Exact", "Pairwise", "MinHash", "Containment", "Semantic",
+           "DEDUPE_METHODS"]
 
-DEDUPE_METHODS: Registry[DedupeMethod] = Registry("dedupe method", [Exact, Pairwise, MinHash])
+DEDUPE_METHODS: Registry[DedupeMethod] = Registry("dedupe method", [Exact, Pairwise, MinHash, Containment, Semantic])

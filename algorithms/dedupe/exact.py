@@ -39,10 +39,11 @@ import numpy as np
 from ..items import Item
 from .anchors import join_anchors
 from .filter import may_match, prefix_lengths
-from .rule import DedupeMethod, DedupeResult, dedupe_order
+from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order
 from .tokenise import word_codes
 
-__all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "shared_ranks"]
+__all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
+           "shared_ranks"]
 
 # Word ids below this bound let a trigram be one int64 code: id0 * V^2 + id1 * V + id2.
 _DIRECT_VOCAB = 2**20
@@ -80,13 +81,13 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
             short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
     owners = np.concatenate([owner[tri], short])
     codes = np.concatenate([tri_codes, short_codes])
-    if len(short):  # keep owners ascending, as `_distinct_pairs` relies on
+    if len(short):  # keep owners ascending, as `distinct_shingles` relies on
         order = np.argsort(owners, kind="stable")
         owners, codes = owners[order], codes[order]
     return owners, codes
 
 
-def _distinct_pairs(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
+def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
     """(text index, shingle id) of every distinct shingle of every text, and the number of shingles.
 
     Shingle ids are dense (0..n-1) and one-to-one with shingle tuples.
@@ -131,7 +132,7 @@ def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
         text, text after text), bounds: text t's ranks are ``[bounds[t], bounds[t + 1])``).
     """
     n_texts = len(lens)
-    p_owner, sid, n_sh = _distinct_pairs(word_ids, lens, vocab)
+    p_owner, sid, n_sh = distinct_shingles(word_ids, lens, vocab)
     df = np.bincount(sid, minlength=n_sh)
     sizes = np.bincount(p_owner, minlength=n_texts)
     shared = df[sid] >= 2
@@ -210,12 +211,7 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     visit = dedupe_order(candidates)
     anchors_first = list(pinned)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
-        if not visit:
-            return [], {}
-        head = anchors_first[0].id if anchors_first else visit[0].id
-        kept = [] if anchors_first else [visit[0]]
-        rest = visit if anchors_first else visit[1:]
-        return kept, {it.id: head for it in rest}
+        return absorb_all(visit, anchors_first)
     texts = anchors_first + visit
     if not visit:
         return [], {}

@@ -18,7 +18,7 @@ import numpy as np
 
 from .tokenise import MULTIPLIERS as _K
 
-__all__ = ["shingle_hashes", "may_match", "prefix_lengths", "PREFIX_SLACK"]
+__all__ = ["shingle_hashes", "may_match", "once_counts", "prefix_lengths", "PREFIX_SLACK"]
 
 # Prefix lengths get this relative slack so float rounding in the reference's one
 # division can never make a filter drop a pair the reference would match.
@@ -87,7 +87,7 @@ def prefix_lengths(sizes: np.ndarray, threshold: float) -> np.ndarray:
 
 
 def may_match(codes: np.ndarray, lens: np.ndarray, threshold: float) -> np.ndarray:
-    """Boolean per text: False only for texts proven unable to match any other (see the module doc).
+    """Boolean per text: False only for texts proven unable to reach Jaccard `threshold` with any other.
 
     Args:
         codes: Word codes of `word_codes` (exact or not).
@@ -96,6 +96,20 @@ def may_match(codes: np.ndarray, lens: np.ndarray, threshold: float) -> np.ndarr
 
     Returns:
         The mask of texts the exact join still has to look at.
+    """
+    unshared, occurrences = once_counts(codes, lens)
+    return unshared < prefix_lengths(occurrences, threshold)
+
+
+def once_counts(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per text, a lower bound on its unshared shingles and an upper bound on its set size.
+
+    Args:
+        codes: Word codes of `word_codes` (exact or not).
+        lens: Words per text.
+
+    Returns:
+        (shingle occurrences that are provably in no other text and not repeated, shingle occurrences).
     """
     n_tri = max(len(codes) - 2, 0)
     short = np.flatnonzero(lens < 3)
@@ -122,5 +136,4 @@ def may_match(codes: np.ndarray, lens: np.ndarray, threshold: float) -> np.ndarr
         # texts are all False, so each sum runs to the next long text's start.
         unshared[long] = np.add.reduceat(once[:n_tri], starts[long], dtype=np.int64)
     unshared[short] = once[n_tri:]
-    occurrences = np.maximum(lens - 2, 1)  # an upper bound on the set size (repeats counted)
-    return unshared < prefix_lengths(occurrences, threshold)
+    return unshared, np.maximum(lens - 2, 1)  # occurrences bound the set size (repeats counted)

@@ -1,14 +1,22 @@
-"""The reference dedupe: every candidate against every kept item, O(m^2 L)."""
+"""The reference dedupes: every candidate against every kept item, O(m^2 L).
+
+`dedupe_pairwise` is seed 000's rule (word-trigram Jaccard); `pairwise_containment`
+and `pairwise_semantic` are the definitions of the containment and semantic
+methods. The fast methods must return exactly what these return.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..items import Item
-from .rule import DedupeMethod, DedupeResult, dedupe_order, jaccard, shingles
-from .tokenise import words
+from collections.abc import Callable
 
-__all__ = ["dedupe_pairwise", "Pairwise"]
+from ..items import Item
+from ..vectors import cosine, embedding_matrix, unit_rows
+from .rule import DedupeMethod, DedupeResult, containment, dedupe_order, jaccard, shingles
+from .tokenise import signature
+
+__all__ = ["dedupe_pairwise", "pairwise_containment", "pairwise_semantic", "Pairwise"]
 
 
 def dedupe_pairwise(candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
@@ -27,12 +35,12 @@ def dedupe_pairwise(candidates: Sequence[Item], pinned: Sequence[Item], threshol
     """
     anchors: list[tuple[str, tuple[str, ...], frozenset]] = []
     for p in pinned:
-        w = words(p.text)
+        w = signature(p.text)
         anchors.append((p.id, w, shingles(w)))
     kept: list[Item] = []
     dropped: dict[str, str] = {}
     for item in dedupe_order(candidates):
-        w = words(item.text)
+        w = signature(item.text)
         sh = shingles(w)
         match = next((aid for aid, aw, ash in anchors if aw == w or jaccard(sh, ash) >= threshold), None)
         if match is not None:
@@ -41,6 +49,41 @@ def dedupe_pairwise(candidates: Sequence[Item], pinned: Sequence[Item], threshol
         kept.append(item)
         anchors.append((item.id, w, sh))
     return kept, dropped
+
+
+def _pairwise_by(candidates: Sequence[Item], pinned: Sequence[Item], key: Callable[[Item], object],
+                 matches: Callable[[object, object], bool]) -> DedupeResult:
+    anchors = [(p.id, key(p)) for p in pinned]
+    kept: list[Item] = []
+    dropped: dict[str, str] = {}
+    for item in dedupe_order(candidates):
+        k = key(item)
+        match = next((aid for aid, ak in anchors if matches(k, ak)), None)
+        if match is not None:
+            dropped[item.id] = match
+            continue
+        kept.append(item)
+        anchors.append((item.id, k))
+    return kept, dropped
+
+
+def pairwise_containment(candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
+    """Reference containment dedupe: equal signatures or `containment` of the shingle sets >= threshold."""
+    def key(it: Item):
+        sig = signature(it.text)
+        return sig, shingles(sig)
+
+    return _pairwise_by(candidates, pinned, key,
+                        lambda a, b: a[0] == b[0] or containment(a[1], b[1]) >= threshold)
+
+
+def pairwise_semantic(candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
+    """Reference semantic dedupe: `cosine` of the unit embeddings >= threshold."""
+    # The same row order as the fast method, so both divide the same rows by the same norms.
+    items = list(pinned) + dedupe_order(candidates)
+    units = unit_rows(embedding_matrix(items, "dedupe 'semantic'"))
+    row = {it.id: units[k] for k, it in enumerate(items)}
+    return _pairwise_by(candidates, pinned, lambda it: row[it.id], lambda a, b: cosine(a, b) >= threshold)
 
 
 class Pairwise(DedupeMethod):

@@ -3,8 +3,9 @@
 Candidates are visited in descending score (ties by id); one is dropped when
 its word list equals, or its word-trigram Jaccard similarity is >= the
 threshold with, a pinned item or an already kept candidate. Texts under three
-words form a single shingle: the whole word tuple. Words are defined in
-`tokenise.words`.
+words form a single shingle: the whole word tuple. Words (Unicode-aware, equal
+to seed 000's ``[a-z0-9]+`` on ASCII) and the signature of a text without
+words are defined in `tokenise`.
 
 The `dropped` mapping names, for each dropped candidate, the first item it
 matched in visiting order (pinned items in input order, then kept candidates in
@@ -20,7 +21,7 @@ from typing import ClassVar
 from ..component import Component
 from ..items import Item
 
-__all__ = ["DedupeMethod", "shingles", "jaccard", "dedupe_order", "DedupeResult"]
+__all__ = ["DedupeMethod", "shingles", "jaccard", "containment", "absorb_all", "dedupe_order", "DedupeResult"]
 
 DedupeResult = tuple[list[Item], dict[str, str]]
 
@@ -40,10 +41,28 @@ def jaccard(a: frozenset, b: frozenset) -> float:
     return inter / (len(a) + len(b) - inter)
 
 
+def containment(a: frozenset, b: frozenset) -> float:
+    """Shingle containment |A & B| / min(|A|, |B|): how much of the smaller set is inside the larger.
+
+    Shingle sets are never empty (a text without words has its signature as its one shingle).
+    """
+    return len(a & b) / min(len(a), len(b))
+
+
 def dedupe_order(candidates: Sequence[Item]) -> list[Item]:
     """Candidates in the order dedupe visits them: score descending, ties by id."""
     # Two stable C-level sorts (ids, then scores descending) instead of a key tuple per item.
     return sorted(sorted(candidates, key=attrgetter("id")), key=attrgetter("score"), reverse=True)
+
+
+def absorb_all(visit: Sequence[Item], pinned: Sequence[Item]) -> DedupeResult:
+    """The answer when every pair matches (threshold 0): the first anchor absorbs every candidate."""
+    if not visit:
+        return [], {}
+    head = pinned[0].id if pinned else visit[0].id
+    kept = [] if pinned else [visit[0]]
+    rest = visit if pinned else visit[1:]
+    return kept, {it.id: head for it in rest}
 
 
 class DedupeMethod(Component):

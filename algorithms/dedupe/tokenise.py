@@ -1,50 +1,141 @@
-"""Normalised words: the per-text rule (`words`) and the batch tokeniser of the indexed joins (`word_codes`).
+"""Normalised words: the rule (`words`, `signature`) and the batch tokeniser of the indexed joins.
 
-Words are the ``[a-z0-9]+`` runs of the lower-cased text (seed 000's rule).
+The rule, for any text:
+
+1. Normalise: Unicode NFKC, then `str.casefold` (on ASCII text: lower case).
+2. Words are the maximal runs of letters and digits (Unicode categories L* and
+   N*), with combining marks (M*) joined to the run they follow, so
+   ``"naïve"``, ``"हिन्दी"`` and ``"Москва"`` are one word each.
+3. Scripts written without spaces are one word per character (with its
+   combining marks): Han, Hiragana, Katakana, Bopomofo, Yi, Thai, Lao, Khmer,
+   Myanmar and the Tai scripts. Other symbols (category So: emoji, ``©``) are
+   one word per character too, so an emoji-only text has words.
+4. A text with no words at all (empty, punctuation only) has as its
+   `signature` a one-element tuple: a NUL character followed by the
+   normalised text with whitespace runs collapsed. Two such texts are
+   duplicates only if those normalised texts are equal, and never duplicates
+   of a text with words.
+
+On ASCII text this is exactly seed 000's ``[a-z0-9]+`` runs of the lower-cased
+text. Shingles (word trigrams, `rule.shingles`) are built on the signature.
 
 `word_codes` tokenises a whole batch with a few passes over one joined byte
 buffer instead of one regex (and one Python object per word) per text: the
-texts are joined with NUL separators, lower-cased, UTF-8 encoded and mapped by a
-byte table (ASCII letters and digits stay, every other byte becomes a space),
-so words are the maximal runs of kept bytes, exactly the ``[a-z0-9]+`` runs of
-`words`. A word of up to 8 bytes is its own code (its bytes, little
-endian), so equal codes mean equal words. Longer words are either given exact
+texts are joined with NUL separators, UTF-8 encoded and mapped by a byte table
+(ASCII letters and digits and every byte >= 0x80 stay, every other byte becomes
+a space), so words are the maximal runs of kept bytes. ASCII texts go in as
+they are (lower-cased); a text with any non-ASCII character goes in as its
+words joined by spaces (from `words`), so both paths follow one rule. A word of
+up to 8 bytes whose top bit is clear is its own code (its bytes, little
+endian), so equal codes mean equal words. Other words are either given exact
 ids through a dict (``exact=True``) or a hash of their length and first and
 last 8 bytes (``exact=False``): a function of the word, which is all the
-counting filter (`filter.may_match`) needs.
+counting filter (`filter.may_match`) needs. A text with no words gets one code,
+that of its signature.
 """
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import re
+import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["words", "word_codes"]
+__all__ = ["normalise", "words", "signature", "word_codes", "SPACELESS_RANGES"]
 
-# Kept bytes: ASCII digits and lower-case letters; NUL (the text separator) stays NUL; the rest become spaces.
-_TABLE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 or c == 0 else 32 for c in range(256))
+# Kept bytes: ASCII digits and lower-case letters and all non-ASCII bytes; NUL (the text separator)
+# stays NUL; the rest become spaces.
+_TABLE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 or c == 0 or c >= 128 else 32 for c in range(256))
 # Low-byte masks: _LOW_BYTES[k] keeps the first k bytes of a little-endian 8-byte load.
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-_LONG_FLAG = np.uint64(1 << 63)  # never set in a code of <= 8 kept bytes (all bytes < 0x80)
+_LONG_FLAG = np.uint64(1 << 63)  # set only in codes that are ids or hashes, never in a word's own bytes
 # Odd multipliers for hashing (fixed: results never depend on them, only the speed of the filter).
 MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
-               0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53], dtype=np.uint64)
+                        0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53], dtype=np.uint64)
 # Texts are tokenised in blocks of about this many characters, bounding the temporaries.
 _BLOCK_CHARS = 1 << 18
-_WORD = re.compile(r"[a-z0-9]+")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+# Per character class: W letter/digit, M combining mark, S a word by itself, space otherwise.
+_TOKEN = re.compile(r"SM*|W[WM]*")
+SPACELESS_RANGES: tuple[tuple[int, int], ...] = (
+    (0x0E00, 0x0EFF),    # Thai, Lao
+    (0x1000, 0x109F),    # Myanmar
+    (0x1780, 0x17FF),    # Khmer
+    (0x1950, 0x1AAF),    # Tai Le, New Tai Lue, Khmer symbols, Tai Tham
+    (0x2E80, 0x2FDF),    # CJK radicals, Kangxi radicals
+    (0x3005, 0x3007),    # ideographic iteration mark, closing mark, number zero
+    (0x3021, 0x3029),    # Hangzhou numerals
+    (0x3031, 0x3035),    # kana repeat marks
+    (0x3038, 0x303C),
+    (0x3040, 0x31FF),    # Hiragana, Katakana, Bopomofo, Kanbun, CJK strokes, Katakana extension
+    (0x3400, 0x4DBF),    # CJK extension A
+    (0x4E00, 0x9FFF),    # CJK unified ideographs
+    (0xA000, 0xA4CF),    # Yi
+    (0xA9E0, 0xA9FF),    # Myanmar extension B
+    (0xAA60, 0xAADF),    # Myanmar extension A, Tai Viet
+    (0xF900, 0xFAFF),    # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),    # halfwidth Katakana (NFKC maps most of it to full width)
+    (0x16FE0, 0x18D8F),  # ideographic symbols, Tangut, Khitan
+    (0x1AFF0, 0x1B2FF),  # Kana extensions, Nushu
+    (0x20000, 0x323AF),  # CJK extensions B-H, compatibility supplement
+)
+_SPACELESS_STARTS = [lo for lo, _ in SPACELESS_RANGES]
+
+
+@lru_cache(maxsize=1 << 16)
+def _char_class(ch: str) -> str:
+    """W, M, S or a space: the role of one (normalised) character in the word rule."""
+    cat = unicodedata.category(ch)
+    if cat[0] == "M":
+        return "M"
+    if cat[0] in "LN":
+        k = bisect.bisect_right(_SPACELESS_STARTS, ord(ch)) - 1
+        return "S" if k >= 0 and ord(ch) <= SPACELESS_RANGES[k][1] else "W"
+    return "S" if cat == "So" else " "
+
+
+def normalise(text: str) -> str:
+    """NFKC, then case folding (the first step of the rule)."""
+    if text.isascii():
+        return text.lower()  # NFKC is the identity on ASCII and casefold is lower
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _words_of_normalised(norm: str) -> list[str]:
+    if norm.isascii():
+        return _ASCII_WORD.findall(norm)
+    classes = norm.translate({ord(ch): _char_class(ch) for ch in set(norm)})
+    return [norm[m.start():m.end()] for m in _TOKEN.finditer(classes)]
 
 
 def words(text: str) -> tuple[str, ...]:
-    """The normalised word tuple of `text`."""
-    return tuple(_WORD.findall(text.lower()))
+    """The normalised word tuple of `text` (see the module doc)."""
+    return tuple(_words_of_normalised(normalise(text)))
+
+
+def signature(text: str) -> tuple[str, ...]:
+    """What dedupe compares: the words, or for a text without words its marked normalised text."""
+    ws = _words_of_normalised(normalise(text))
+    return tuple(ws) if ws else ("\x00" + " ".join(normalise(text).split()),)
+
+
+def _ascii_form(text: str) -> str:
+    """What the byte tokeniser reads for `text`: itself lower-cased if ASCII, else its words joined by spaces."""
+    return text.lower() if text.isascii() else " ".join(_words_of_normalised(normalise(text)))
 
 
 def _block_codes(texts: Sequence[str], long_ids: dict[bytes, int] | None) -> tuple[np.ndarray, np.ndarray]:
-    joined = "\x00".join(texts).lower().encode("utf-8", "surrogatepass")
+    if all(map(str.isascii, texts)):
+        forms = "\x00".join(texts).lower()
+    else:  # lower-case only the ASCII texts: the others are already case-folded words
+        forms = "\x00".join(map(_ascii_form, texts))
+    joined = forms.encode("utf-8", "surrogatepass")
     if joined.count(b"\x00") != max(len(texts) - 1, 0):  # NULs inside texts: they only separate words
-        joined = "\x00".join(t.replace("\x00", " ") for t in texts).lower().encode("utf-8", "surrogatepass")
+        joined = "\x00".join(_ascii_form(t).replace("\x00", " ") for t in texts).encode("utf-8", "surrogatepass")
     data = joined.translate(_TABLE) + bytes(8)  # the padding makes every 8-byte load in bounds
     buf = np.frombuffer(data, dtype=np.uint8)
     in_word = buf > 32
@@ -56,7 +147,8 @@ def _block_codes(texts: Sequence[str], long_ids: dict[bytes, int] | None) -> tup
     size = ends - starts
     loads = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
     codes = loads[starts] & _LOW_BYTES[np.minimum(size, 8)]
-    long = np.flatnonzero(size > 8)
+    # Words over 8 bytes, and 8-byte words whose last byte has its top bit set (it would read as the flag).
+    long = np.flatnonzero((size > 8) | (codes >= _LONG_FLAG))
     if len(long):
         if long_ids is None:
             mixed = (codes[long] * MULTIPLIERS[0] ^ loads[ends[long] - 8] * MULTIPLIERS[1]
@@ -78,7 +170,8 @@ def word_codes(texts: Sequence[str], exact: bool = True) -> tuple[np.ndarray, np
             dict); otherwise long words get a hash, equal for equal words.
 
     Returns:
-        (codes, words per text), codes in text order then word order.
+        (codes, words per text), codes in text order then word order; a text
+        without words counts one, the code of its `signature`.
     """
     long_ids: dict[bytes, int] | None = {} if exact else None
     chars = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
@@ -89,4 +182,16 @@ def word_codes(texts: Sequence[str], exact: bool = True) -> tuple[np.ndarray, np
     parts = [_block_codes(texts[a:b], long_ids) for a, b in zip(bounds[:-1], bounds[1:])]
     if not parts:
         return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
-    return np.concatenate([c for c, _ in parts]), np.concatenate([n for _, n in parts]).astype(np.int64)
+    codes, lens = np.concatenate([c for c, _ in parts]), np.concatenate([n for _, n in parts]).astype(np.int64)
+    empty = np.flatnonzero(lens == 0)
+    if len(empty):
+        # The marked normalised text: never a word (words hold no NUL), so its code is a long one.
+        keys = [signature(texts[k])[0].encode("utf-8", "surrogatepass") for k in empty.tolist()]
+        if long_ids is None:
+            marks = [int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") for key in keys]
+        else:
+            marks = [long_ids.setdefault(key, len(long_ids)) for key in keys]
+        at = np.cumsum(lens)[empty]
+        codes = np.insert(codes, at, np.array(marks, dtype=np.uint64) | _LONG_FLAG)
+        lens[empty] = 1
+    return codes, lens

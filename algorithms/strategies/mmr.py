@@ -7,8 +7,8 @@ from types import MappingProxyType
 import numpy as np
 
 from ..items import Problem, Selection
-from ..params import Param, real_in
-from ..similarity import check_similarity, similarity_matrix, similarity_name
+from ..params import Param, int_in, real_in
+from ..similarity import check_similarity, matrix_bytes, similarity_columns, similarity_name
 from .base import Strategy
 from .greedy import bounded_selection
 
@@ -55,15 +55,19 @@ class MMR(Strategy):
 
     Params:
         lam: Weight of relevance against redundancy, in [0, 1].
-        similarity: "jaccard", "tfidf" or a callable (see `algorithms.similarity`).
+        similarity: "jaccard", "tfidf", "cosine" (embeddings) or a callable (see `algorithms.similarity`).
         cost_exponent: c in [0, 4]; 0 is classic MMR.
+        max_memory_mb: Cap for the kinds that need the full matrix ("tfidf",
+            callables); "jaccard" and "cosine" compute one column per pick.
     """
 
     name = "mmr"
     PARAMS = MappingProxyType({
         "lam": Param(0.7, real_in(0.0, 1.0), "relevance weight; 1 = score order, 0 = diversity only"),
-        "similarity": Param("jaccard", check_similarity, "'jaccard', 'tfidf' or a callable (Item, Item) -> [0, 1]"),
+        "similarity": Param("jaccard", check_similarity,
+                            "'jaccard', 'tfidf', 'cosine' (Item.embedding) or a callable (Item, Item) -> [0, 1]"),
         "cost_exponent": Param(0.0, real_in(0.0, 4.0), "divide the MMR value by tokens**c (0 = classic MMR)"),
+        "max_memory_mb": Param(1024, int_in(1), "refuse a full similarity matrix ('tfidf', callables) over this"),
     })
 
     def select(self, problem: Problem) -> Selection:
@@ -73,11 +77,20 @@ class MMR(Strategy):
         scores = np.array([it.score for it in cands], dtype=np.float64)
         tokens = np.array([it.tokens for it in cands], dtype=np.int64)
         rel = relevance(scores)
+        kind = self.params["similarity"]
+        n_items = n + len(pinned)
+        if lam < 1.0 and kind not in ("jaccard", "cosine") and matrix_bytes(n_items, kind) > self.params[
+                "max_memory_mb"] * 2**20:
+            raise ValueError(f"mmr: similarity {similarity_name(kind)!r} builds the full {n_items} x {n_items} "
+                             f"matrix ({matrix_bytes(n_items, kind) / 2**20:,.0f} MiB), over max_memory_mb="
+                             f"{self.params['max_memory_mb']}; use similarity 'jaccard' or 'cosine' (one column "
+                             f"per pick, O(n) memory) or raise max_memory_mb")
         if lam < 1.0:
-            sim = similarity_matrix(list(cands) + list(pinned), self.params["similarity"])
-            redundancy = sim[:n, n:].max(axis=1) if pinned else np.zeros(n)
+            # Columns on demand (one per pick): O(n) memory for "jaccard" and "cosine", at any n.
+            sim = similarity_columns(list(cands) + list(pinned), self.params["similarity"])
+            redundancy = sim.block(range(n, n + len(pinned)))[:n].max(axis=1) if pinned else np.zeros(n)
         else:
-            sim, redundancy = None, np.zeros(n)  # the penalty has weight 0: skip the matrix
+            sim, redundancy = None, np.zeros(n)  # the penalty has weight 0: skip the similarities
         cost = tokens.astype(np.float64) ** c if c > 0 else None
         # Ties: higher score, then lower id; `rank` encodes both as one position.
         rank = np.empty(n, dtype=np.int64)
@@ -100,7 +113,7 @@ class MMR(Strategy):
             open_[pick] = False
             left -= int(tokens[pick])
             if sim is not None:
-                np.maximum(redundancy, sim[:n, pick], out=redundancy)
+                np.maximum(redundancy, sim.block([pick])[:n, 0], out=redundancy)
         sel = bounded_selection(problem, chosen)
         info = {"lam": lam, "similarity": similarity_name(self.params["similarity"]), "cost_exponent": c,
                 "pick_order": [cands[k].id for k in chosen]}

@@ -24,14 +24,15 @@ Pinned items only enter through coverage, which makes ``f(∅)`` a constant
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 from types import MappingProxyType
 
 import numpy as np
 
 from ..items import Item, Problem, Selection
-from ..params import Param, one_of, real_in
-from ..similarity import Similarity, check_similarity, similarity_matrix, similarity_name
+from ..params import Param, int_in, one_of, real_in
+from ..similarity import Similarity, check_similarity, matrix_bytes, similarity_matrix, similarity_name
 from .base import Strategy
 from .greedy import bounded_selection
 from .mmr import relevance
@@ -39,6 +40,13 @@ from .mmr import relevance
 __all__ = ["Submodular", "SubmodularObjective", "objective_value"]
 
 OBJECTIVES = ("sqrt", "linear")
+
+
+def _none_or(check):
+    """A parameter check that also accepts None."""
+    def checked(owner: str, name: str, value):
+        return None if value is None else check(owner, name, value)
+    return checked
 
 
 class SubmodularObjective:
@@ -107,6 +115,20 @@ class SubmodularObjective:
             out += self.lam * float(np.maximum(self.sim[k] - cover, 0.0).sum())
         return out
 
+    def gains(self, sums: np.ndarray, cover: np.ndarray) -> np.ndarray:
+        """`gain` of every candidate at once (the same per-candidate arithmetic, row by row)."""
+        out = self._phi(sums[self.group] + self.rel) - self._phi(sums[self.group])
+        if self.sim is not None:
+            out = out + self.lam * np.maximum(self.sim - cover[None, :], 0.0).sum(axis=1)
+        return out
+
+    def single_values(self) -> np.ndarray:
+        """f({k}) for every candidate k at once, as `value([k])` computes it."""
+        out = self._phi(self.rel)
+        if self.sim is not None:
+            out = out + self.lam * np.maximum(self.base_cover[None, :], self.sim).sum(axis=1)
+        return out
+
     def add(self, k: int, sums: np.ndarray, cover: np.ndarray) -> None:
         """Update the state (in place) with candidate k."""
         sums[self.group[k]] += self.rel[k]
@@ -159,7 +181,8 @@ def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: flo
     """
     sums, cover = f.state()
     cost = [float(t) ** r for t in tokens]
-    heap = [(-f.gain(k, sums, cover) / cost[k], k, 0) for k in range(f.n) if tokens[k] <= room]
+    first = f.gains(sums, cover).tolist() if f.n else []
+    heap = [(-first[k] / cost[k], k, 0) for k in range(f.n) if tokens[k] <= room]
     heapq.heapify(heap)
     chosen: list[int] = []
     left, step = room, 0
@@ -202,7 +225,12 @@ class Submodular(Strategy):
         lam: Weight of the coverage term, >= 0.
         r: Cost exponent of the greedy ratio gain / tokens**r, in [0, 2].
         objective: "sqrt" (diminishing returns per source) or "linear".
-        similarity: "jaccard", "tfidf" or a callable, for coverage.
+        similarity: "jaccard", "tfidf", "cosine" or a callable, for coverage.
+        top_k: Consider only the best-scored candidates (ties by id); then the
+            pool C of the objective is those candidates.
+        max_memory_mb: Cap on the similarity matrix (it is n x n float64 plus
+            temporaries, counted by `similarity.matrix_bytes`); above it the
+            strategy refuses with a ValueError naming the cap and the alternatives.
     """
 
     name = "submodular"
@@ -210,22 +238,40 @@ class Submodular(Strategy):
         "lam": Param(0.5, real_in(0.0, 100.0), "weight of the facility-location coverage term"),
         "r": Param(1.0, real_in(0.0, 2.0), "greedy ratio gain / tokens**r (the 0.405 bound needs r = 1)"),
         "objective": Param("sqrt", one_of(*OBJECTIVES), "relevance per source: 'sqrt' or 'linear'"),
-        "similarity": Param("jaccard", check_similarity, "'jaccard', 'tfidf' or a callable (Item, Item) -> [0, 1]"),
+        "similarity": Param("jaccard", check_similarity,
+                            "'jaccard', 'tfidf', 'cosine' (Item.embedding) or a callable (Item, Item) -> [0, 1]"),
+        "top_k": Param(None, _none_or(int_in(1)), "consider only the top_k best-scored candidates (None: all)"),
+        "max_memory_mb": Param(1024, int_in(1), "refuse when the similarity matrix would need more (MiB)"),
     })
 
     def select(self, problem: Problem) -> Selection:
-        cands, room = problem.candidates, problem.room
         p = self.params
+        pool = list(range(len(problem.candidates)))
+        if p["top_k"] is not None and p["top_k"] < len(pool):
+            cands = problem.candidates
+            pool = sorted(sorted(pool, key=lambda k: (-cands[k].score, cands[k].id))[:p["top_k"]])
+        cands = [problem.candidates[k] for k in pool]
+        room = problem.room
+        n_items = len(cands) + len(problem.pinned)
+        need = matrix_bytes(n_items, p["similarity"]) if p["lam"] > 0 else 0
+        if need > p["max_memory_mb"] * 2**20:
+            max_k = math.isqrt(p["max_memory_mb"] * 2**20 // (need // max(n_items * n_items, 1))) - len(problem.pinned)
+            raise ValueError(f"submodular: the {n_items} x {n_items} similarity matrix needs "
+                             f"{need / 2**20:,.0f} MiB, over max_memory_mb={p['max_memory_mb']}; pass "
+                             f"top_k={max(max_k, 1)} (or fewer) to use only the best-scored candidates, raise "
+                             f"max_memory_mb, or use strategy 'mmr' (O(n) memory with 'jaccard' or 'cosine')")
         f = SubmodularObjective(cands, problem.pinned, lam=p["lam"], similarity=p["similarity"],
                                 objective=p["objective"])
         tokens = [it.tokens for it in cands]
         chosen = lazy_greedy(f, tokens, room, p["r"])
         value = f.value(chosen)
+        singles = f.single_values().tolist() if cands else []
         fits = [k for k in range(len(cands)) if tokens[k] <= room]
-        single_value, single = max(((f.value([k]), -k) for k in fits), default=(float("-inf"), 0))
+        single_value, single = max(((singles[k], -k) for k in fits), default=(float("-inf"), 0))
         if single_value > value:
             chosen, value = [-single], single_value
-        sel = bounded_selection(problem, chosen)
+        sel = bounded_selection(problem, [pool[k] for k in chosen])
         info = {"objective": value, "objective_empty": f.value([]), "lam": p["lam"], "r": p["r"],
-                "objective_kind": p["objective"], "similarity": similarity_name(p["similarity"])}
+                "objective_kind": p["objective"], "similarity": similarity_name(p["similarity"]),
+                "pool": len(cands)}
         return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)

@@ -53,10 +53,24 @@ def read_items(path: Path) -> list[Item]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("items", type=Path, help="JSONL file, one item per line: id, text, score, tokens[, pinned, source]")
     parser.add_argument("--budget", type=int, required=True, help="token budget")
-    parser.add_argument("--strategy", default="greedy_best_single", choices=sorted(STRATEGIES))
-    parser.add_argument("--order", default="original", choices=sorted(ORDERS))
+    parser.add_argument("--strategy", default="greedy_best_single", type=_named(STRATEGIES),
+                        help="a name (see `packbench list strategies`), an installed plug-in's name, or an "
+                             "import path package.module:attr of a Strategy subclass or a function")
+    parser.add_argument("--order", default="original", type=_named(ORDERS),
+                        help="a name (see `packbench list orders`), a plug-in's name or an import path")
     parser.add_argument("--near-dup", type=_near_dup, default=0.8,
                         help="Jaccard threshold in [0, 1], or 'none' to turn dedupe off")
+
+
+def _named(registry):
+    """An argparse type: the name as given, once `registry` resolves it (else argparse's usage error)."""
+    def check(text: str) -> str:
+        try:
+            registry.resolve(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+    return check
 
 
 def _near_dup(text: str) -> float | None:

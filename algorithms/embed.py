@@ -1,0 +1,202 @@
+"""Text embedders for `Item.embedding`: a deterministic hashing embedder and WordLlama, with a disk cache.
+
+* ``"hashing"`` (no model, no extra; the fallback and the test default):
+  feature hashing of the dedupe words (`dedupe.words`, Unicode-aware) and of
+  word bigrams into `dim` signed buckets, weights ``1 + log(count)``, rows of
+  unit length. Deterministic on every machine; similar wording gives similar
+  vectors, but it knows no synonyms.
+* ``"wordllama"`` (extra ``pip install 'packbench[embed]'``): the WordLlama
+  model that ships inside the `wordllama` wheel (256 dimensions, optionally
+  truncated), loaded from the package folder with downloads disabled, so it
+  works with no network.
+
+`embed_texts` caches each batch on disk, keyed by the embedder's description
+and a hash of the texts: ``<cache_dir>/<embedder key>/<content hash>.npy``.
+The cache folder is `cache_dir`, else ``$PACKBENCH_CACHE_DIR/embeddings``,
+else ``~/.cache/packbench/embeddings``. The hashing embedder is not cached by
+default (it is faster than reading the file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .component import Component, Registry
+from .dedupe.tokenise import MULTIPLIERS, word_codes
+from .items import Item
+from .params import Param, int_in, one_of
+from .vectors import unit_rows
+
+__all__ = ["Embedder", "HashingEmbedder", "WordLlamaEmbedder", "EMBEDDERS", "embed_texts", "embed_items",
+           "default_cache_dir"]
+
+
+class Embedder(Component):
+    """Base class: declare `name` and `PARAMS`, implement `embed`.
+
+    Args:
+        **params: Values for the names declared in `PARAMS`.
+    """
+
+    kind: ClassVar[str] = "embedder"
+    cache_by_default: ClassVar[bool] = True
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """A (len(texts), dim) float array, one row per text."""
+        raise NotImplementedError
+
+    def key(self) -> str:
+        """What identifies this embedder's output (name, parameters, model version) in the cache."""
+        params = ",".join(f"{k}={v!r}" for k, v in sorted(self.params.items()))
+        return f"{self.name}({params})"
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    h = h ^ (h >> np.uint64(31))
+    h = h * MULTIPLIERS[4]
+    h = h ^ (h >> np.uint64(29))
+    return h * MULTIPLIERS[5]
+
+
+class HashingEmbedder(Embedder):
+    """Feature hashing of words and word bigrams into signed buckets (no model; deterministic)."""
+
+    name = "hashing"
+    cache_by_default = False
+    PARAMS = MappingProxyType({
+        "dim": Param(256, int_in(8, 1 << 16), "number of hash buckets (the embedding dimension)"),
+    })
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        dim = self.params["dim"]
+        out = np.zeros((len(texts), dim))
+        if not len(texts):
+            return out
+        codes, lens = word_codes(list(texts), exact=False)
+        owner = np.repeat(np.arange(len(texts), dtype=np.int64), lens)
+        ends = np.cumsum(lens)
+        pair = np.ones(len(codes), dtype=bool)
+        pair[ends - 1] = False  # a bigram starts at every word but the last of its text
+        features = np.concatenate([_mix(codes), _mix(codes[:-1][pair[:-1]] * MULTIPLIERS[0] ^ codes[1:][pair[:-1]])
+                                   if len(codes) > 1 else np.zeros(0, np.uint64)])
+        owners = np.concatenate([owner, owner[:-1][pair[:-1]]])
+        cell = owners * dim + (features >> np.uint64(40)).astype(np.int64) % dim
+        counts = np.bincount(cell, minlength=len(texts) * dim).reshape(len(texts), dim)
+        signs = np.bincount(cell, weights=np.where(features >> np.uint64(63), -1.0, 1.0),
+                            minlength=len(texts) * dim).reshape(len(texts), dim)
+        # Sublinear weight of the net count per bucket, with the sign of the majority.
+        np.copyto(out, np.sign(signs) * (1.0 + np.log(np.maximum(np.abs(signs), 1.0))), where=counts > 0)
+        return unit_rows(out)
+
+
+class WordLlamaEmbedder(Embedder):
+    """The WordLlama model shipped in the wordllama wheel, offline (extra: packbench[embed])."""
+
+    name = "wordllama"
+    PARAMS = MappingProxyType({
+        "dim": Param(256, one_of(64, 128, 256), "truncate the 256-dimensional model to this many (matryoshka)"),
+    })
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            try:
+                import wordllama
+            except ImportError:
+                raise ImportError("the 'wordllama' embedder needs the wordllama package: "
+                                  "pip install 'packbench[embed]'") from None
+            folder = Path(wordllama.__file__).parent  # the wheel ships weights/ and tokenizers/ here
+            trunc = None if self.params["dim"] == 256 else self.params["dim"]
+            self._model = wordllama.WordLlama.load(cache_dir=folder, disable_download=True, dim=256,
+                                                   trunc_dim=trunc)
+        return self._model
+
+    def key(self) -> str:
+        try:
+            from importlib.metadata import version
+            return f"{super().key()}-wordllama{version('wordllama')}"
+        except Exception:  # no metadata: the parameters alone still key the cache
+            return super().key()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not len(texts):
+            return np.zeros((0, self.params["dim"]))
+        return np.asarray(self._load().embed(list(texts), norm=False), dtype=np.float64)
+
+
+EMBEDDERS: Registry[Embedder] = Registry("embedder", [HashingEmbedder, WordLlamaEmbedder])
+
+
+def default_cache_dir() -> Path:
+    """``$PACKBENCH_CACHE_DIR/embeddings``, else ``~/.cache/packbench/embeddings``."""
+    root = os.environ.get("PACKBENCH_CACHE_DIR")
+    return Path(root) / "embeddings" if root else Path.home() / ".cache" / "packbench" / "embeddings"
+
+
+def _embedder(embedder: str | Embedder, params: dict[str, Any]) -> Embedder:
+    if isinstance(embedder, Embedder):
+        if params:
+            raise ValueError("pass parameters to the Embedder instance, not to embed_texts")
+        return embedder
+    return EMBEDDERS.lookup(embedder)(**params)
+
+
+def embed_texts(texts: Sequence[str], embedder: str | Embedder = "hashing", *, cache: bool | None = None,
+                cache_dir: str | os.PathLike | None = None, **params: Any) -> np.ndarray:
+    """Embeddings of `texts`, read from or written to the disk cache.
+
+    Args:
+        texts: The texts.
+        embedder: A name in `EMBEDDERS` or an `Embedder` instance.
+        cache: Use the disk cache (default: the embedder's `cache_by_default`).
+        cache_dir: Cache folder (default: `default_cache_dir`).
+        **params: Parameters of the named embedder.
+
+    Returns:
+        A (len(texts), dim) float64 array.
+
+    Raises:
+        ValueError: Unknown embedder or parameter.
+        ImportError: The embedder's extra is not installed (the message names it).
+    """
+    model = _embedder(embedder, params)
+    use_cache = model.cache_by_default if cache is None else cache
+    if not use_cache:
+        return model.embed(texts)
+    digest = hashlib.sha256()
+    for t in texts:
+        data = t.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    path = folder / hashlib.sha256(model.key().encode()).hexdigest()[:16] / f"{digest.hexdigest()[:32]}.npy"
+    if path.exists():
+        try:
+            found = np.load(path)
+            if found.shape[0] == len(texts):
+                return found
+        except (OSError, ValueError):  # a damaged cache file is recomputed, never trusted
+            pass
+    vectors = model.embed(texts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
+    np.save(tmp, vectors)
+    os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
+    return vectors
+
+
+def embed_items(items: Sequence[Item], embedder: str | Embedder = "hashing", **kwargs: Any) -> list[Item]:
+    """Copies of `items` with `embedding` set from their texts (see `embed_texts` for the arguments)."""
+    vectors = embed_texts([it.text for it in items], embedder, **kwargs)
+    return [dataclasses.replace(it, embedding=v) for it, v in zip(items, vectors)]
