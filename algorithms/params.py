@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Param", "resolve_params", "real_in", "int_in", "one_of"]
+__all__ = ["Param", "resolve_params", "real_in", "int_in", "one_of", "boolean"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,17 @@ def int_in(lo: int | None = None, hi: int | None = None) -> Callable[[str, str, 
         if hi is not None and value > hi:
             raise ValueError(f"{owner}: parameter {name!r} must be <= {hi}, got {value!r}")
         return int(value)
+
+    return check
+
+
+def boolean() -> Callable[[str, str, Any], Any]:
+    """A check accepting only True or False (not 0, 1 or 0.0, which compare equal to them)."""
+
+    def check(owner: str, name: str, value: Any) -> Any:
+        if not isinstance(value, bool):
+            raise TypeError(f"{owner}: parameter {name!r} must be True or False, got {value!r}")
+        return value
 
     return check
 

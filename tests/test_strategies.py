@@ -140,7 +140,7 @@ def test_value_trap():
 def test_exact_dp_refuses_above_its_memory_cap_and_suggests_another_solver():
     items = [Item(f"i{k}", f"t{k}", 1.0, 1 + k) for k in range(50)]
     with pytest.raises(ValueError, match=r"above max_memory_mb=0.001; use strategy 'bnb' or 'cpsat'"):
-        pack(items, 5000, None, strategy="exact_dp", max_memory_mb=0.001)
+        pack(items, 1000, None, strategy="exact_dp", max_memory_mb=0.001)
 
 
 def test_bnb_cut_by_time_limit_reports_not_optimal_with_a_bound():
