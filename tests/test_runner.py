@@ -40,7 +40,8 @@ def test_smoke_config_end_to_end(tmp_path):
     for name in ("runs.jsonl", "summary.csv", "summary.md", "manifest.json"):
         assert (out / name).is_file(), name
     plots = sorted(p.name for p in (out / "plots").iterdir())
-    assert plots == ["leakage_vs_near_dup.png", "ratio_vs_budget.png", "runtime_vs_n.png", "utility_per_order.png"]
+    assert plots == ["leakage_vs_near_dup.png", "pareto.png", "ratio_vs_budget.png", "runtime_vs_n.png",
+                     "utility_per_order.png"]
     assert all((out / "plots" / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in plots)
     rows = rows_of(out)
     assert len(rows) == manifest["runs_total"] == len({r["run_id"] for r in rows})
@@ -56,7 +57,7 @@ def test_smoke_config_end_to_end(tmp_path):
         text = (out / name).read_text()
         assert str(REPO_ROOT) not in text and str(tmp_path) not in text
     summary = (out / "summary.csv").read_text().splitlines()
-    assert summary[0].startswith("source,budget,near_dup,strategy,runs,ok,")  # smoke sweeps near_dup
+    assert summary[0].startswith("source,budget,strategy,runs,ok,")
 
 
 def test_resume_after_a_half_written_line_loses_and_duplicates_nothing(tmp_path):
