@@ -12,7 +12,9 @@ Example:
 from .dedupe import DEDUPE_METHODS
 from .items import Item, Packing, Problem, Selection
 from .pack import pack
+from .plugins import component_origin
 from .registry import FILLS, ORDERS, STRATEGIES
+from .strategies.base import Strategy, StrategyContractError
 
 __all__ = ["Item", "Packing", "Problem", "Selection", "pack", "STRATEGIES", "ORDERS",
-           "DEDUPE_METHODS", "FILLS"]
+           "DEDUPE_METHODS", "FILLS", "Strategy", "StrategyContractError", "component_origin"]

@@ -44,5 +44,6 @@ def dantzig_bound(candidates: Sequence[Item], room: int) -> float:
     if whole < len(order):
         used = int(cum[whole - 1]) if whole else 0
         split = order[whole]
-        bound += float(scores[split]) * (room - used) / float(tokens[split])
+        # The fraction first: score * room could overflow where the bound itself is finite.
+        bound += float(scores[split]) * ((room - used) / float(tokens[split]))
     return bound

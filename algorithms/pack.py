@@ -6,14 +6,14 @@ import math
 import numbers
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .dedupe import DEDUPE_METHODS
 from .items import Item, Packing, Problem
 from .params import Param
 from .registry import FILLS, ORDERS, STRATEGIES
-from .strategies.base import Refused
+from .strategies.base import Refused, check_selection
 
 __all__ = ["pack", "validate_items", "validate_budget"]
 
@@ -75,11 +75,17 @@ def _check_totals(items: list[Item]) -> None:
                          f"(largest: item {max(items, key=lambda it: abs(it.score)).id!r})")
 
 
-def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]]) -> list[dict[str, Any]]:
-    """Split keyword params among the strategy, order and fill that declare them."""
+def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]],
+           open_to: int | None = None) -> list[dict[str, Any]]:
+    """Split keyword params among the strategy, order and fill that declare them.
+
+    A param nobody declares goes to consumer `open_to` (a function strategy taking ``**params``).
+    """
     routed: list[dict[str, Any]] = [{} for _ in consumers]
     for key, value in params.items():
         owners = [k for k, (_, spec) in enumerate(consumers) if key in spec]
+        if not owners and open_to is not None:
+            owners = [open_to]
         if not owners:
             valid = ", ".join(f"{label}: {', '.join(sorted(spec)) or 'none'}" for label, spec in consumers)
             raise ValueError(f"unknown parameter {key!r}; valid ({valid})")
@@ -99,8 +105,8 @@ def _check_near_dup(near_dup: Any) -> float | None:
 
 
 def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
-         strategy: str = "greedy_best_single", order: str = "original",
-         pinned_overflow: str = "raise", dedupe: str = "exact", fill: str | None = None,
+         strategy: str | type | Callable[..., Any] = "greedy_best_single", order: str | type = "original",
+         pinned_overflow: str = "raise", dedupe: str = "exact", fill: str | type | None = None,
          **params: Any) -> Packing:
     """Choose and order the items that go into a context window of `budget` tokens.
 
@@ -114,18 +120,27 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         items: The `Item`s, pinned and candidates, ids unique.
         budget: Token budget for everything returned.
         near_dup: Jaccard threshold in [0, 1], or None to turn dedupe off.
-        strategy: A name in `STRATEGIES`.
-        order: A name in `ORDERS`.
+        strategy: A name in `STRATEGIES` or of an installed plug-in (entry-point group
+            ``packbench.strategies``), an import path ``"package.module:attr"``, a `Strategy`
+            subclass, or a function ``f(items, budget, **params) -> ids`` (see
+            `strategies.function`); `Packing.strategy` records the name, or ``"module:qualname"``
+            for an object.
+        order: A name in `ORDERS` (or an import path, plug-in name or `Order` subclass).
         pinned_overflow: "raise" (pinned tokens over the budget is an error) or
             "clamp" (return the pinned items alone with ``over_budget=True``).
-        dedupe: A name in `DEDUPE_METHODS`.
-        fill: None, or a name in `FILLS` to use the leftover budget after selection.
+        dedupe: A name in `DEDUPE_METHODS` (or an import path or `DedupeMethod` subclass). The
+            default "exact" computes seed 000's near-duplicate rule exactly (unlike the
+            approximate "minhash"); it is unrelated to the `exact` strategy.
+        fill: None, or a name in `FILLS` (or an import path, plug-in name or `Fill` subclass) to
+            use the leftover budget after selection.
         **params: Parameters of the strategy, order or fill (see `packbench list`).
 
     Returns:
         The `Packing`: pinned items first in input order, then the chosen items.
 
     Raises:
+        StrategyContractError: The strategy returned something it must not (an index out of range
+            or repeated, tokens over the room); a RuntimeError, as it is a bug, not bad input.
         TypeError: An item, the budget or a parameter has the wrong type.
         ValueError: Repeated id, negative budget, unknown name or parameter,
             value out of range, pinned tokens over the budget with "raise",
@@ -137,16 +152,16 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     _check_totals(items)
     budget = validate_budget(budget)
     near_dup = _check_near_dup(near_dup)
-    strategy_cls = STRATEGIES.lookup(strategy)
-    order_cls = ORDERS.lookup(order)
+    strategy, strategy_cls = STRATEGIES.resolve(strategy)
+    order, order_cls = ORDERS.resolve(order)
     deduper = DEDUPE_METHODS.lookup(dedupe)()
     if pinned_overflow not in PINNED_OVERFLOW:
         raise ValueError(f"pinned_overflow must be one of {list(PINNED_OVERFLOW)}, got {pinned_overflow!r}")
-    fill_cls = None if fill is None else FILLS.lookup(fill)
+    fill, fill_cls = (None, None) if fill is None else FILLS.resolve(fill)
     consumers = [(f"strategy {strategy!r}", strategy_cls.PARAMS), (f"order {order!r}", order_cls.PARAMS)]
     if fill_cls is not None:
         consumers.append((f"fill {fill!r}", fill_cls.PARAMS))
-    routed = _route(params, consumers)
+    routed = _route(params, consumers, open_to=0 if strategy_cls.EXTRA_PARAMS else None)
     chooser, arranger = strategy_cls(**routed[0]), order_cls(**routed[1])
     filler = fill_cls(**routed[2]) if fill_cls is not None else None
 
@@ -175,16 +190,13 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     if refusal is not None:
         raise Refused(strategy, refusal)
     selection = chooser.select(problem)
-    picked = sorted(set(selection.indices))
+    picked = check_selection(strategy, problem, selection, may_exceed_room=chooser.may_exceed_budget)
     chosen = [survivors[k] for k in picked]
     used = sum(it.tokens for it in chosen)
     info = dict(selection.info)
     if used > room:
-        # A strategy bug must never reach a caller as a silent overflow; a peer adapter that may
-        # overflow (it counts words, or keeps the crossing item, as the peer ships it) returns what
-        # the peer chose, marked, so the harness can count the violation.
-        if not chooser.may_exceed_budget:
-            raise RuntimeError(f"strategy {strategy!r} chose {used} tokens for a room of {room}")
+        # Only a peer adapter may overflow (it counts words, or keeps the crossing item, as the peer
+        # ships it): it returns what the peer chose, marked, so the harness can count the violation.
         info.update(budget_violation=True, over_tokens=used - room)
     ordered = arranger.arrange(chosen)
     truncated = None

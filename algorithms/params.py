@@ -1,4 +1,4 @@
-"""Declared, validated keyword parameters for strategies and orders.
+"""Declared, validated keyword parameters for components (strategies, orders, fills, sources, ...).
 
 Each strategy or order class lists its parameters in a `PARAMS` mapping of
 name -> `Param`; `resolve_params` fills defaults and rejects unknown names and
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Param", "resolve_params", "real_in", "int_in", "one_of"]
+__all__ = ["Param", "resolve_params", "real_in", "int_in", "one_of", "boolean"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,17 @@ def int_in(lo: int | None = None, hi: int | None = None) -> Callable[[str, str, 
     return check
 
 
+def boolean() -> Callable[[str, str, Any], Any]:
+    """A check accepting only True or False (not 0, 1 or 0.0, which compare equal to them)."""
+
+    def check(owner: str, name: str, value: Any) -> Any:
+        if not isinstance(value, bool):
+            raise TypeError(f"{owner}: parameter {name!r} must be True or False, got {value!r}")
+        return value
+
+    return check
+
+
 def one_of(*choices: Any) -> Callable[[str, str, Any], Any]:
     """A check accepting exactly one of `choices`."""
 
@@ -77,13 +88,15 @@ def one_of(*choices: Any) -> Callable[[str, str, Any], Any]:
     return check
 
 
-def resolve_params(owner: str, spec: Mapping[str, Param], given: Mapping[str, Any]) -> dict[str, Any]:
+def resolve_params(owner: str, spec: Mapping[str, Param], given: Mapping[str, Any], *,
+                   extra: bool = False) -> dict[str, Any]:
     """Validate `given` against `spec` and fill in defaults.
 
     Args:
         owner: Name used in error messages (e.g. ``"strategy 'cpsat'"``).
         spec: The declared parameters.
         given: The caller's keyword arguments.
+        extra: Accept names outside `spec` as given, unchecked (for a function taking ``**params``).
 
     Returns:
         A dict with every declared parameter, validated.
@@ -94,10 +107,11 @@ def resolve_params(owner: str, spec: Mapping[str, Param], given: Mapping[str, An
         TypeError: A value of the wrong type.
     """
     unknown = sorted(set(given) - set(spec))
-    if unknown:
+    if unknown and not extra:
         valid = ", ".join(sorted(spec)) or "none"
         raise ValueError(f"{owner}: unknown parameter(s) {', '.join(map(repr, unknown))}; valid: {valid}")
     out = {}
     for name, param in spec.items():
         out[name] = param.check(owner, name, given[name]) if name in given else param.default
+    out.update((name, given[name]) for name in unknown)
     return out

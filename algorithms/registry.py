@@ -2,6 +2,9 @@
 
 Adding a strategy is one module under `strategies/` plus one entry in the list below. Peer adapters
 (`peers/`) are always registered; where a peer is not installed they declare `skip` with the extra.
+Strategies, orders and fills from outside need no entry here: they are named by import path or
+registered by an installed distribution in the entry-point groups below (see `plugins` and
+docs/extending.md).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from .strategies.cpsat import CPSAT
 from .strategies.exact import Exact
 from .strategies.exact_dp import ExactDP
 from .strategies.fptas import FPTAS
+from .strategies.function import wrap_function
 from .strategies.greedy import Greedy
 from .strategies.mmr import MMR
 from .strategies.prefix import Prefix
@@ -29,8 +33,9 @@ __all__ = ["STRATEGIES", "ORDERS", "FILLS"]
 STRATEGIES: Registry[Strategy] = Registry("strategy", [
     Greedy, GreedyBestSingle, Prefix, Recency, ExactDP, Exact, CPSAT, BranchAndBound, FPTAS, MMR, Submodular,
     *PEER_STRATEGIES,
-])
+], group="packbench.strategies", adapt=wrap_function)
 
-ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, CurveOrder, *PEER_ORDERS])
+ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, CurveOrder, *PEER_ORDERS],
+                                   group="packbench.orders")
 
-FILLS: Registry[Fill] = Registry("fill", [Truncate])
+FILLS: Registry[Fill] = Registry("fill", [Truncate], group="packbench.fills")

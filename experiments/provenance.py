@@ -1,15 +1,20 @@
-"""Where a result came from: package and library versions, git commit, machine, start time."""
+"""Where a result came from: package and library versions, git commit, machine, start time, code fingerprints."""
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
+import inspect
 import os
 import platform
 import subprocess
+import sys
+import types
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "provenance", "git_commit", "relative_to_repo"]
+__all__ = ["REPO_ROOT", "provenance", "git_commit", "relative_to_repo", "code_fingerprint"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,3 +73,59 @@ def relative_to_repo(path: str | Path) -> str:
         except ValueError:
             continue
     return p.name
+
+
+@functools.lru_cache(maxsize=1)
+def _distributions() -> dict[str, list[str]]:
+    return metadata.packages_distributions()
+
+
+def _module_files(module: types.ModuleType) -> dict[str, str]:
+    """Module name -> source file of `module` and of the modules of its own top-level package it imports."""
+    top = module.__name__.partition(".")[0]
+    found = {module.__name__: getattr(module, "__file__", None)}
+    for value in vars(module).values():
+        mod = value if isinstance(value, types.ModuleType) else sys.modules.get(getattr(value, "__module__", "") or "")
+        if mod is not None and mod.__name__.partition(".")[0] == top:
+            found.setdefault(mod.__name__, getattr(mod, "__file__", None))
+    return {name: file for name, file in found.items() if file}
+
+
+@functools.lru_cache(maxsize=None)
+def code_fingerprint(*components: type) -> str:
+    """A fingerprint of the code behind `components` (e.g. a run's strategy and order classes).
+
+    For each component: the SHA-256 of the source files of its module and of
+    the modules of the same top-level package that this module imports
+    directly (helpers, base classes), plus the name and version of the
+    distribution that installs it. It changes when that code is edited, and
+    not when unrelated files of the repository are (a commit-based
+    fingerprint would redo every run after any commit). Edits deeper in the
+    import graph (e.g. `pack` itself) are not seen: pass ``--force`` then.
+
+    Returns:
+        ``"<distribution>==<version>:<16 hex digits>"`` (``"local:..."`` for code that no
+        installed distribution owns).
+    """
+    digest = hashlib.sha256()
+    dists = set()
+    # A wrapper class (e.g. around a user's plain function) names what it wraps in __wrapped__.
+    components = tuple(c for comp in components for c in (comp, getattr(comp, "__wrapped__", None)) if c is not None)
+    for comp in components:
+        module = sys.modules.get(getattr(comp, "__module__", "") or "")
+        files = _module_files(module) if module is not None else {}
+        if not files:  # defined interactively or in __main__ without a file: hash what can be read
+            try:
+                digest.update(inspect.getsource(comp).encode("utf-8"))
+            except (OSError, TypeError):
+                digest.update(comp.__qualname__.encode("utf-8"))
+        for name in sorted(files):
+            digest.update(name.encode("utf-8") + b"\0")
+            try:
+                digest.update(Path(files[name]).read_bytes())
+            except OSError:
+                digest.update(b"<unreadable>")
+        top = (getattr(comp, "__module__", "") or "").partition(".")[0]
+        for dist in _distributions().get(top, []):
+            dists.add(f"{dist}=={_version(dist)}")
+    return f"{'+'.join(sorted(dists)) or 'local'}:{digest.hexdigest()[:16]}"

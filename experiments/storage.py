@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunStore", "write_atomic", "RUNS_FILE"]
+__all__ = ["RunStore", "write_atomic", "write_atomic_lines", "RUNS_FILE"]
 
 RUNS_FILE = "runs.jsonl"
 
@@ -62,6 +62,25 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def write_atomic_lines(path: str | Path, lines: Iterable[bytes]) -> None:
+    """Like `write_atomic`, streaming `lines` (bytes, newline-terminated) so a large file is never held whole."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            for line in lines:
+                fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
 def _row_line(row: Mapping[str, Any]) -> bytes:
     return (json.dumps(row, sort_keys=False, allow_nan=False, separators=(",", ":")) + "\n").encode("utf-8")
 
@@ -82,6 +101,32 @@ class RunStore:
         """Delete all rows (``--force``)."""
         self.path.unlink(missing_ok=True)
 
+    def _scan(self) -> Iterator[tuple[bytes, dict[str, Any]]]:
+        """(line, row) of every complete, valid line holding a new run id; counts the others in `dropped_lines`."""
+        self.dropped_lines = 0
+        if not self.path.exists():
+            return
+        seen: set[str] = set()
+        with open(self.path, "rb") as fh:
+            for line in fh:
+                if not line.endswith(b"\n"):  # a partial last line: the write was cut
+                    self.dropped_lines += bool(line.strip())
+                    break
+                try:
+                    row = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    self.dropped_lines += bool(line.strip())
+                    continue
+                if not isinstance(row, dict) or not isinstance(row.get("run_id"), str) or row["run_id"] in seen:
+                    self.dropped_lines += 1
+                    continue
+                seen.add(row["run_id"])
+                yield line, row
+
+    def _keep(self, keep: Callable[[dict[str, Any]], bool]) -> None:
+        """Rewrite the file atomically with the good lines whose row passes `keep` (streamed)."""
+        write_atomic_lines(self.path, (line for line, row in self._scan() if keep(row)))
+
     def load(self, repair: bool = True) -> list[dict[str, Any]]:
         """The stored rows, first occurrence of each run id, after repairing a crashed write.
 
@@ -92,29 +137,43 @@ class RunStore:
         Returns:
             Rows in file order. `dropped_lines` counts lines that were dropped.
         """
-        if not self.path.exists():
-            return []
-        raw = self.path.read_bytes()
-        rows, seen, good = [], set(), []
-        lines = raw.split(b"\n")
-        complete, tail = lines[:-1], lines[-1]  # tail is b"" when the file ends with a newline
-        dropped = 1 if tail.strip() else 0
-        for line in complete:
-            try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                dropped += bool(line.strip())
-                continue
-            if not isinstance(row, dict) or not isinstance(row.get("run_id"), str) or row["run_id"] in seen:
-                dropped += 1
-                continue
-            seen.add(row["run_id"])
-            rows.append(row)
-            good.append(line + b"\n")
-        self.dropped_lines = dropped
-        if dropped and repair:
-            write_atomic(self.path, b"".join(good))
+        rows = [row for _, row in self._scan()]
+        if self.dropped_lines and repair:
+            dropped = self.dropped_lines
+            self._keep(lambda row: True)
+            self.dropped_lines = dropped
         return rows
+
+    def index(self, fields: Sequence[str] = ("code",), repair: bool = True) -> dict[str, tuple[Any, ...]]:
+        """Run id -> the values of `fields` of every stored row, streamed (a million rows fit in memory).
+
+        Repairs a crashed write like `load`. Repeated values (statuses, code
+        fingerprints) are shared, not copied.
+        """
+        shared: dict[Any, Any] = {}
+        out = {}
+        for _, row in self._scan():
+            values = tuple(row.get(f) for f in fields)
+            out[row["run_id"]] = shared.setdefault(values, values) if all(
+                v is None or isinstance(v, (str, int, float)) for v in values) else values
+        if self.dropped_lines and repair:
+            dropped = self.dropped_lines
+            self._keep(lambda row: True)
+            self.dropped_lines = dropped
+        return out
+
+    def discard(self, run_ids: set[str] | frozenset[str]) -> int:
+        """Remove the rows of `run_ids` (runs to redo), atomically; returns how many were removed."""
+        if not run_ids:
+            return 0
+        removed = [0]
+
+        def keep(row: dict[str, Any]) -> bool:
+            drop = row["run_id"] in run_ids
+            removed[0] += drop
+            return not drop
+        self._keep(keep)
+        return removed[0]
 
     def rewrite(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Replace all rows atomically (used to drop rows that must be redone)."""

@@ -14,11 +14,11 @@ Example:
 
 from importlib.metadata import PackageNotFoundError, version as _dist_version
 
-from .algorithms import Item, Packing, Problem, Selection, pack
+from .algorithms import Item, Packing, Problem, Selection, Strategy, StrategyContractError, pack
 
 try:
     __version__ = _dist_version("packbench")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["Item", "Packing", "Problem", "Selection", "pack", "__version__"]
+__all__ = ["Item", "Packing", "Problem", "Selection", "Strategy", "StrategyContractError", "pack", "__version__"]

@@ -149,16 +149,13 @@ def test_bad_experiment_name():
     assert "name" in error_of(with_(name="../escape"))
 
 
-def test_registry_read_at_validation_time(monkeypatch):
-    from packbench.experiments.families import FAMILIES
-    from packbench.experiments.families.traps import Traps
-
-    class Late(Traps):
-        name = "late_family"
+def test_registry_read_at_validation_time(tmp_path, monkeypatch):
+    from tests.plugins import install_entry_points
 
     with pytest.raises(ValueError):
         parse_config(with_(sources=[{"name": "late_family"}]))
-    monkeypatch.setitem(FAMILIES._table, "late_family", Late)
+    # A distribution installed later registers the source; the next validation finds it.
+    install_entry_points(tmp_path, monkeypatch, "packbench.sources", {"late_family": "tests.plugins:Late"})
     assert parse_config(with_(sources=[{"name": "late_family"}])).sources[0].name == "late_family"
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from packbench.algorithms import STRATEGIES, Item, Problem, pack
 from packbench.algorithms.strategies import exact as exact_module
-from packbench.algorithms.strategies.exact import Exact, instance_features
+from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP, dp_knapsack
 from packbench.algorithms.solvers.reduce import reduce_knapsack
 
@@ -54,7 +54,7 @@ def test_exact_matches_brute_force(case):
     prob = _problem(tokens, scores, room)
     best = _brute(tokens, [max(s, 0.0) for s in scores], room)
     _check(Exact().select(prob), prob, best)
-    # Without memory for the DP: the reduction, branch and bound and CP-SAT paths.
+    # Without memory for the DP: the reduction and branch-and-bound paths.
     _check(Exact(max_memory_mb=1e-9).select(prob), prob, best)
 
 
@@ -108,50 +108,45 @@ def test_reduction_path_agrees_with_the_dp_on_pisinger_instances(cls_name):
     assert "fixed_in" in sel.info  # above 2,000 candidates the reduction always runs
 
 
-def test_every_fallback_stage_still_proves_the_optimum(monkeypatch):
+def test_every_path_proves_the_same_canonical_optimum(monkeypatch):
     rng = random.Random(5)
     tokens = [rng.randint(1, 60) for _ in range(400)]
     scores = [float(w + 10) for w in tokens]  # strongly correlated
     prob = _problem(tokens, scores, 3000)
-    best = sum(prob.candidates[k].score for k in ExactDP().select(prob).indices)
-    _check(Exact().select(prob), prob, best)
-    # Branch and bound "times out": the DP must take over.
+    ref = ExactDP().select(prob)
+    best = sum(prob.candidates[k].score for k in ref.indices)
+    first = Exact().select(prob)
+    _check(first, prob, best)
+    assert first.indices == ref.indices  # the DP's lexicographic optimum is the canonical one
+    # Branch and bound "times out": the DP takes over and returns the same set.
     monkeypatch.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
-    sel = Exact().select(_problem(tokens, [float(rng.randint(1, 50)) for _ in tokens], 3000))
-    assert sel.optimal and sel.info["solver"] == "exact_dp"
-    # No memory for the DP: CP-SAT proves it.
+    sel = Exact().select(prob)
+    assert sel.optimal and sel.info["solver"] == "exact_dp" and sel.indices == first.indices
+
+
+def test_bnb_proof_without_memory_for_the_tie_break_says_not_canonical():
+    rng = random.Random(5)
+    tokens = [rng.randint(1, 60) for _ in range(400)]
+    prob = _problem(tokens, [float(w + 10) for w in tokens], 3000)
+    best = sum(prob.candidates[k].score for k in ExactDP().select(prob).indices)
     sel = Exact(max_memory_mb=1e-6).select(prob)
     _check(sel, prob, best)
-    assert sel.info["solver"] == "cpsat"
+    assert sel.info["solver"] in ("bnb", "cpsat", "reduction")
+    assert sel.info["canonical"] is (sel.info["solver"] == "reduction")
 
 
 def test_time_limit_cut_reports_not_optimal_with_a_valid_bound(monkeypatch):
-    class Stalled:
-        def __init__(self, **params):
-            pass
-
-        def select(self, problem):
-            raise RuntimeError("no solution")
-
     monkeypatch.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([0], False, 0.0))
-    monkeypatch.setattr(exact_module, "CPSAT", Stalled)
+    monkeypatch.setattr(exact_module, "cpsat_knapsack", lambda *a, **k: (None, False, None, "wall"))
     rng = random.Random(2)
     tokens = [rng.randint(1, 60) for _ in range(500)]
     prob = _problem(tokens, [float(w + 10) for w in tokens], 3000)
     best = sum(prob.candidates[k].score for k in ExactDP().select(prob).indices)
     sel = Exact(max_memory_mb=1e-6).select(prob)
     score = sum(prob.candidates[k].score for k in sel.indices)
-    assert sel.optimal is False and sel.info["solver"] == "time_limit"
+    assert sel.optimal is False and sel.info["solver"] == "time_limit" and sel.info["stopped"] == "time_limit"
     assert sum(prob.candidates[k].tokens for k in sel.indices) <= 3000
     assert sel.upper_bound >= best >= score
-
-
-def test_features_detect_correlated_and_equal_density_instances():
-    w = np.arange(1, 200)
-    assert instance_features(w, w + 10.0) == (True, False)
-    assert instance_features(w, 2.0 * w) == (True, True)
-    rng = np.random.default_rng(0)
-    assert instance_features(w, rng.integers(1, 200, len(w)).astype(float)) == (False, False)
 
 
 def test_exact_is_registered_and_solves_the_trap_instances():

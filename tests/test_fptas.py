@@ -148,6 +148,6 @@ def test_memory_cap_gives_clear_error():
 def test_memory_refusal_message_stays_readable_for_tiny_eps():
     # The MiB figure was printed with 300 digits for eps = 1e-300.
     items = [Item("a", "x", 3.0, 2), Item("b", "y", 2.0, 2), Item("c", "z", 1.0, 1)]
-    with pytest.raises(ValueError, match=r"needs 2\.\d+e\+\d+ MiB for 3 items at eps=1e-300") as info:
+    with pytest.raises(ValueError, match=r"needs \d\.\d+e\+\d+ MiB for 3 items at eps=1e-300") as info:
         pack(items, 4, None, strategy="fptas", eps=1e-300)
     assert len(str(info.value)) < 250

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-from types import MappingProxyType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packbench.algorithms import STRATEGIES, Selection
-from packbench.algorithms.strategies.base import Strategy
-from packbench.experiments import runner
+from packbench.experiments import measure
 from packbench.experiments.config import load_config, parse_config
 from packbench.experiments.provenance import REPO_ROOT
 from packbench.experiments.runner import TIMING_COLUMNS, run_experiment
@@ -43,7 +40,8 @@ def test_smoke_config_end_to_end(tmp_path):
     for name in ("runs.jsonl", "summary.csv", "summary.md", "manifest.json"):
         assert (out / name).is_file(), name
     plots = sorted(p.name for p in (out / "plots").iterdir())
-    assert plots == ["leakage_vs_near_dup.png", "ratio_vs_budget.png", "runtime_vs_n.png", "utility_per_order.png"]
+    assert plots == ["leakage_vs_near_dup.png", "pareto.png", "ratio_vs_budget.png", "runtime_vs_n.png",
+                     "utility_per_order.png"]
     assert all((out / "plots" / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in plots)
     rows = rows_of(out)
     assert len(rows) == manifest["runs_total"] == len({r["run_id"] for r in rows})
@@ -79,7 +77,7 @@ def test_resume_after_a_half_written_line_loses_and_duplicates_nothing(tmp_path)
 
 def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
     cfg = parse_config(TINY)
-    real_pack, calls = runner.pack, {"n": 0}
+    real_pack, calls = measure.pack, {"n": 0}
 
     def dying_pack(*args, **kwargs):
         calls["n"] += 1
@@ -87,12 +85,12 @@ def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
             raise KeyboardInterrupt  # the process is stopped mid-experiment
         return real_pack(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "pack", dying_pack)
+    monkeypatch.setattr(measure, "pack", dying_pack)
     with pytest.raises(KeyboardInterrupt):
         run_experiment(cfg, tmp_path / "b", progress=False)
     partial = rows_of(tmp_path / "b")
     assert 0 < len(partial)
-    monkeypatch.setattr(runner, "pack", real_pack)
+    monkeypatch.setattr(measure, "pack", real_pack)
     done = run_experiment(cfg, tmp_path / "b", progress=False)
     rows = rows_of(tmp_path / "b")
     assert done["runs_resumed"] == len(partial) and len(rows) == done["runs_total"]
@@ -110,31 +108,14 @@ def test_parallel_rows_equal_serial_rows(tmp_path):
     assert (tmp_path / "serial" / "summary.md").is_file() and (tmp_path / "parallel" / "plots").is_dir()
 
 
-class _Stopped(Strategy):
-    name = "stopped_early"
-    PARAMS = MappingProxyType({})
-
-    def select(self, problem):
-        return Selection((), optimal=False, upper_bound=None, info={"stopped": "time_limit"})
-
-
-class _Broken(Strategy):
-    name = "broken"
-    PARAMS = MappingProxyType({})
-
-    def select(self, problem):
-        raise ZeroDivisionError("bug in strategy")
-
-
-def test_statuses_skipped_error_timeout(tmp_path, monkeypatch):
-    monkeypatch.setitem(STRATEGIES._table, "stopped_early", _Stopped)
-    monkeypatch.setitem(STRATEGIES._table, "broken", _Broken)
+def test_statuses_skipped_error_timeout(tmp_path):
+    # Strategies from outside, named by import path (tests/plugins.py).
     cfg = parse_config({
         "name": "status", "repeats": 1, "reference": "exact_dp", "near_dup": "off",
         "sources": [{"name": "traps", "trap": "value", "system_tokens": 50, "budgets": ["natural", 40]},
                     {"name": "retrieval", "n": 6, "budgets": ["natural"]}],
-        "strategies": [{"name": "exact_dp", "max_memory_mb": [1e-9, 64.0]}, {"name": "stopped_early"},
-                       {"name": "broken"}],
+        "strategies": [{"name": "exact_dp", "max_memory_mb": [1e-9, 64.0]}, {"name": "tests.plugins:Stopped"},
+                       {"name": "tests.plugins:Broken"}],
     })
     rows = {(r["source"], r["budget_spec"], r["strategy_label"]): r
             for r in run_unit_rows(cfg, tmp_path)}
@@ -143,12 +124,12 @@ def test_statuses_skipped_error_timeout(tmp_path, monkeypatch):
     assert rows[("traps", "natural", "exact_dp(max_memory_mb=64.0)")]["status"] == "ok"
     assert rows[("traps", 40, "exact_dp(max_memory_mb=64.0)")]["status"] == "skipped"   # pinned 50 > 40
     assert "pinned items need 50 tokens" in rows[("traps", 40, "exact_dp(max_memory_mb=64.0)")]["reason"]
-    timeout = rows[("traps", "natural", "stopped_early")]
+    timeout = rows[("traps", "natural", "tests.plugins:Stopped")]
     assert timeout["status"] == "timeout" and timeout["score_ratio"] == 0.0 and timeout["ratio_kind"] == "exact"
-    broken = rows[("traps", "natural", "broken")]
+    broken = rows[("traps", "natural", "tests.plugins:Broken")]
     assert broken["status"] == "error" and broken["reason"] == "ZeroDivisionError: bug in strategy"
-    assert rows[("retrieval", "natural", "broken")]["status"] == "skipped"
-    assert "no natural budget" in rows[("retrieval", "natural", "broken")]["reason"]
+    assert rows[("retrieval", "natural", "tests.plugins:Broken")]["status"] == "skipped"
+    assert "no natural budget" in rows[("retrieval", "natural", "tests.plugins:Broken")]["reason"]
 
 
 def run_unit_rows(cfg, tmp_path):
@@ -178,27 +159,17 @@ def test_stale_rows_need_force(tmp_path):
 
 
 def test_unavailable_source_gives_skipped_rows_then_recovers(tmp_path, monkeypatch):
-    from packbench.experiments.families import FAMILIES
-    from packbench.experiments.families.traps import Traps
+    from tests.plugins import Flaky
 
-    class Flaky(Traps):
-        name = "flaky"
-        available = False
-
-        def instances(self, seed):
-            if not Flaky.available:
-                raise FileNotFoundError("data file missing")
-            return super().instances(seed)
-
-    monkeypatch.setitem(FAMILIES._table, "flaky", Flaky)
+    monkeypatch.setattr(Flaky, "available", False)
     cfg = parse_config({"name": "flaky", "repeats": 1, "budgets": "natural", "reference": "exact_dp",
-                        "sources": [{"name": "flaky"}], "strategies": [{"name": "greedy"}]})
+                        "sources": [{"name": "tests.plugins:Flaky"}], "strategies": [{"name": "greedy"}]})
     rows = run_unit_rows(cfg, tmp_path)
     # The family names its instance without building it, so the row carries the key; a source that
     # cannot list keys plans the placeholder instance "unavailable".
     assert [(r["status"], r["instance"]) for r in rows] == [("skipped", "seed=0")]
     assert "data file missing" in rows[0]["reason"]
-    Flaky.available = True
+    monkeypatch.setattr(Flaky, "available", True)
     rows = run_unit_rows(cfg, tmp_path)
     assert [(r["status"], r["instance"], r["reason"]) for r in rows] == [("ok", "seed=0", None)]
 

@@ -49,18 +49,24 @@ def _lp_values(cap: np.ndarray, cum_w: np.ndarray, cum_p: np.ndarray, ws: np.nda
     base_p = np.where(prev >= 0, cum_p[np.maximum(prev, 0)], 0.0)
     base_w = np.where(prev >= 0, cum_w[np.maximum(prev, 0)], 0)
     nxt = np.minimum(whole, n - 1)
-    frac = np.where(whole < n, ps[nxt] * (cap - base_w) / ws[nxt], 0.0)
+    # The fraction (< 1) first, then the profit: profit * capacity could overflow a float.
+    frac = np.where(whole < n, ps[nxt] * ((cap - base_w) / ws[nxt]), 0.0)
     return base_p + frac
 
 
-def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int) -> Reduction:
+def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: float = 0.0,
+                    known: float | None = None) -> Reduction:
     """Fix items in or out with Martello-Toth style Dantzig bounds.
 
     With the greedy incumbent scoring L: an item j in the LP's whole prefix is
     fixed in when the LP bound without j is <= L, and an item outside it is
     fixed out when the LP bound with j forced in is <= L. Every solution
     against a fixing then scores <= L, so the best of the incumbent and the
-    reduced problem's optimum is the true optimum. With integral scores each
+    reduced problem's optimum is the true optimum. A `known` score K (of some
+    feasible set, e.g. a solver's proven optimum) replaces L when larger. With
+    ``margin`` m > 0 the fixings are against L - m instead: every solution scoring more than L - m
+    agrees with them, so with integral scores and m = 1 *every* optimum does
+    (which the canonical tie-break needs). With integral scores each
     bound is floored first, which fixes many more items. Bounds get a relative
     slack of 1e-9 so float rounding can never fix an item wrongly.
 
@@ -68,6 +74,8 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int) -> Reduct
         tokens: Positive token counts, each <= room, total > room.
         scores: Positive finite scores, same length.
         room: Capacity.
+        margin: How far below the incumbent's score the fixings hold (>= 0).
+        known: The score of a feasible set known to the caller, or None.
 
     Returns:
         The `Reduction`.
@@ -93,7 +101,7 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int) -> Reduct
                 taken[split + off] = True
                 if used == room:
                     break
-    lower = float(ps[taken].sum())
+    lower = inc_score = float(ps[taken].sum())
 
     def tighten(bound: np.ndarray) -> np.ndarray:
         slack = _REL_TOL * np.maximum(1.0, np.abs(bound))
@@ -101,14 +109,17 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int) -> Reduct
 
     upper = float(tighten(_lp_values(np.array([room]), cum_w, cum_p, ws, ps))[0])
     incumbent = tuple(sorted(int(order[q]) for q in np.flatnonzero(taken)))
-    if lower >= upper:
+    if lower >= upper and not margin:
         return Reduction((), (), room, incumbent, lower, upper)
 
+    lower = (lower if known is None else max(lower, known)) - margin
     fix_in = np.zeros(n, dtype=bool)
     fix_out = np.zeros(n, dtype=bool)
     if split:
         head = np.arange(split)
-        without = tighten(_lp_values(room + ws[head], cum_w, cum_p, ws, ps) - ps[head])
+        # Capacities past the total weight all give the same LP value; clipping keeps room + w in int64.
+        total = int(cum_w[-1])
+        without = tighten(_lp_values(room + np.minimum(ws[head], total - room), cum_w, cum_p, ws, ps) - ps[head])
         fix_in[head] = without <= lower
     tail = np.arange(split, n)
     forced = tighten(ps[tail] + _lp_values(room - ws[tail], cum_w, cum_p, ws, ps))
@@ -117,4 +128,4 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int) -> Reduct
     free_mask = ~fix_in & ~fix_out & (ws <= left)
     fixed_in = tuple(sorted(int(order[q]) for q in np.flatnonzero(fix_in)))
     free = tuple(sorted(int(order[q]) for q in np.flatnonzero(free_mask)))
-    return Reduction(fixed_in, free, left, incumbent, lower, upper)
+    return Reduction(fixed_in, free, left, incumbent, inc_score, upper)

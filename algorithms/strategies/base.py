@@ -1,13 +1,67 @@
-"""The small interface every strategy implements."""
+"""The small interface every strategy implements, and the check of what a strategy returns."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+import numbers
+from typing import Any, ClassVar
 
 from ..component import Component
 from ..items import Problem, Selection
 
-__all__ = ["Strategy", "Refused"]
+__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection"]
+
+
+class StrategyContractError(RuntimeError):
+    """A strategy returned something it must not: a bug in the strategy, never a refusal.
+
+    A RuntimeError (not a ValueError), so the experiment runner records the run as ``error``, not
+    ``skipped``. The message names the strategy and what it broke.
+    """
+
+
+def check_selection(name: str, problem: Problem, selection: Any, may_exceed_room: bool = False) -> tuple[int, ...]:
+    """The chosen candidate indices of a strategy's answer, checked against `problem`.
+
+    Args:
+        name: The strategy, for the message.
+        problem: What the strategy was given.
+        selection: What its `select` returned.
+        may_exceed_room: Skip the room check (a peer adapter returning what the peer chose; `pack`
+            marks the overflow instead).
+
+    Returns:
+        The indices, sorted.
+
+    Raises:
+        StrategyContractError: Not a `Selection`, an index that is not an int or out of range, an index
+            repeated, or chosen tokens over the room.
+    """
+    if not isinstance(selection, Selection):
+        raise StrategyContractError(f"strategy {name!r} returned {type(selection).__name__}, not a Selection")
+    n, candidates = len(problem.candidates), problem.candidates
+    # Set-based: per-index checks in Python would cost several times the selection at 100,000 picks.
+    try:
+        unique = set(selection.indices)
+    except TypeError:
+        raise StrategyContractError(f"strategy {name!r} chose an index that is not an int "
+                                    f"(indices: {list(selection.indices)[:5]!r}...)") from None
+    if len(unique) < len(selection.indices):
+        seen: set[Any] = set()
+        twice = next(k for k in selection.indices if k in seen or seen.add(k))
+        raise StrategyContractError(f"strategy {name!r} chose index {twice!r} twice")
+    try:
+        picked = sorted(unique)
+        if picked and (picked[0] < 0 or picked[-1] >= n):
+            bad = picked[0] if picked[0] < 0 else picked[-1]
+            raise StrategyContractError(f"strategy {name!r} chose index {bad!r}, not a candidate index "
+                                        f"(0 <= index < {n})")
+        used = sum(candidates[k].tokens for k in picked)  # a float or str index raises TypeError here
+    except TypeError:
+        bad = next(k for k in selection.indices if isinstance(k, bool) or not isinstance(k, numbers.Integral))
+        raise StrategyContractError(f"strategy {name!r} chose index {bad!r}, not an int") from None
+    if used > problem.room and not may_exceed_room:  # a strategy bug must never reach a caller as a silent overflow
+        raise StrategyContractError(f"strategy {name!r} chose {used} tokens for a room of {problem.room}")
+    return tuple(picked)
 
 
 class Refused(ValueError):
@@ -51,7 +105,7 @@ class Strategy(Component):
         """A declared refusal: the reason this strategy will not run on `problem`, or None.
 
         The experiment runner records a run whose strategy refuses as ``skipped`` with this reason;
-        any other exception is an ``error``.
+        any other exception (a `StrategyContractError` among them) is an ``error``.
         """
         return None
 

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from types import MappingProxyType
+
+import numpy as np
 
 from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, real_in
-from .base import Strategy
+from ..solvers.reduce import reduce_knapsack
 from ..solvers.scaling import integer_profits
+from .base import Strategy
 
 __all__ = ["BranchAndBound", "bnb_knapsack"]
+
+# Above this many items OR-Tools' quadratic reduction is replaced by `reduce_knapsack`.
+_OWN_REDUCTION_N = 3000
 
 
 def _knapsack_solver():
@@ -24,7 +31,14 @@ def _knapsack_solver():
 
 def bnb_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,
                  time_limit: float) -> tuple[list[int], bool, float]:
-    """Run OR-Tools' knapsack branch and bound on one constraint.
+    """Run OR-Tools' knapsack branch and bound on one constraint, within `time_limit` wall seconds.
+
+    OR-Tools' own reduction runs inside ``init``, before its time limit starts,
+    and takes time quadratic in the items (0.8 s at 10,000, 11 s at 30,000).
+    Above `_OWN_REDUCTION_N` items the equivalent Dantzig-bound reduction
+    (`reduce_knapsack`, O(n log n)) runs first instead and OR-Tools gets the
+    free items with its reduction off; the solver gets what is left of the
+    limit after the preparation.
 
     Args:
         tokens: Positive token counts.
@@ -35,14 +49,33 @@ def bnb_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,
     Returns:
         (chosen positions in increasing order, proven optimal, scaling error bound on the total).
     """
+    begin = time.perf_counter()
     profits, _, err = integer_profits(scores)
-    ks = _knapsack_solver()
-    solver = ks.KnapsackSolver(ks.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "bnb")
-    solver.init(profits, [list(tokens)], [room])
-    solver.set_time_limit(time_limit)
-    solver.solve()
-    chosen = [pos for pos in range(len(profits)) if solver.best_solution_contains(pos)]
-    return chosen, bool(solver.is_solution_optimal()), err
+    n = len(profits)
+    fixed: list[int] = []
+    free = list(range(n))
+    incumbent: list[int] | None = None
+    cap = room
+    if n > _OWN_REDUCTION_N and sum(tokens) > room:
+        red = reduce_knapsack(np.asarray(tokens, dtype=np.int64), np.asarray(profits, dtype=np.float64), room)
+        incumbent = list(red.incumbent)
+        if red.solved:
+            return incumbent, True, err
+        fixed, free, cap = list(red.fixed_in), list(red.free), red.room
+    chosen, optimal = fixed, True
+    if free:
+        ks = _knapsack_solver()
+        solver = ks.KnapsackSolver(ks.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "bnb")
+        solver.set_use_reduction(len(free) <= _OWN_REDUCTION_N)
+        solver.init([profits[k] for k in free], [[tokens[k] for k in free]], [cap])
+        # A limit of 0 would mean none to OR-Tools: keep a sliver.
+        solver.set_time_limit(max(1e-4, time_limit - (time.perf_counter() - begin)))
+        solver.solve()
+        chosen = sorted(fixed + [k for q, k in enumerate(free) if solver.best_solution_contains(q)])
+        optimal = bool(solver.is_solution_optimal())
+    if incumbent is not None and sum(profits[k] for k in incumbent) >= sum(profits[k] for k in chosen):
+        chosen = incumbent  # the reduction keeps an optimum only together with its incumbent
+    return chosen, optimal, err
 
 
 class BranchAndBound(Strategy):
@@ -66,16 +99,19 @@ class BranchAndBound(Strategy):
     })
 
     def select(self, problem: Problem) -> Selection:
+        begin = time.perf_counter()
         cands, room = problem.candidates, problem.room
         keep = fitting_positive(cands, room)
         if not keep:
-            return Selection((), optimal=True, upper_bound=0.0)
+            return Selection((), optimal=True, upper_bound=0.0, info={"limit_kind": "wall"})
         positions, optimal, err = bnb_knapsack([cands[k].tokens for k in keep],
-                                               [cands[k].score for k in keep], room, self.params["time_limit"])
+                                               [cands[k].score for k in keep], room,
+                                               self.params["time_limit"] - (time.perf_counter() - begin))
         chosen = tuple(keep[p] for p in positions)
         score = sum(cands[k].score for k in chosen)
         if optimal:
-            return Selection(chosen, optimal=True, upper_bound=score + err, info={"scale_error": err})
+            return Selection(chosen, optimal=True, upper_bound=score + err,
+                             info={"scale_error": err, "limit_kind": "wall"})
         bound = dantzig_bound(cands, room)
         return Selection(chosen, optimal=False, upper_bound=max(bound, score),
-                         info={"scale_error": err, "stopped": "time_limit"})
+                         info={"scale_error": err, "stopped": "time_limit", "limit_kind": "wall"})

@@ -14,10 +14,30 @@ from ..params import Param, real_in
 from .base import Strategy
 from .greedy import density_order, greedy_fill
 
-__all__ = ["FPTAS", "fptas_plan"]
+__all__ = ["FPTAS", "fptas_memory_bytes", "fptas_plan"]
 
 # Float slack on the derived bound: floor(p / K) is computed in floating point.
 _BOUND_SLACK = 1e-9
+# Bytes of a numpy array object and its list slot, counted per stored bit array.
+_ARRAY_OVERHEAD = 120
+
+
+def fptas_memory_bytes(profits: list[int], cap: int) -> int:
+    """Bytes of every array the FPTAS's DP allocates, counted before it allocates any.
+
+    The row of least tokens per profit level and its two scratch rows (uint64,
+    uint64 and bool, ``cap + 1`` entries each), plus per item its packed
+    decision bits and the array header holding them.
+
+    Args:
+        profits: The positive scaled profits, one per item the DP visits.
+        cap: The largest profit level.
+
+    Returns:
+        The byte count.
+    """
+    levels = cap + 1
+    return 17 * levels + sum((levels - p + 7) // 8 + _ARRAY_OVERHEAD for p in profits)
 
 
 def fptas_plan(scores: list[float], lower: float, upper: float, eps: float) -> tuple[float, list[int], int]:
@@ -75,37 +95,61 @@ class FPTAS(Strategy):
         "max_memory_mb": Param(256.0, real_in(0.0, lo_open=True), "cap on the DP decision bits (MiB)"),
     })
 
-    def select(self, problem: Problem) -> Selection:
+    def _plan(self, problem: Problem):
+        """(keep, scores, weights, lower, dantzig, scale, profits, cap, live, need), or None when trivial."""
         cands, room = problem.candidates, problem.room
         keep = fitting_positive(cands, room)
-        if not keep:
-            return Selection((), optimal=True, upper_bound=0.0)
-        eps = self.params["eps"]
-        scores = [cands[k].score for k in keep]
         weights = [cands[k].tokens for k in keep]
+        if not keep or sum(weights) <= room:  # everything fits; also keeps room below 2**62 for the DP
+            return None
+        scores = [cands[k].score for k in keep]
         lower = max(sum(cands[k].score for k in greedy_fill(cands, room)), max(scores))
         dantzig = dantzig_bound(cands, room)
-        scale, profits, cap = fptas_plan(scores, lower, dantzig, eps)
+        scale, profits, cap = fptas_plan(scores, lower, dantzig, self.params["eps"])
         live = [pos for pos, p in enumerate(profits) if p > 0]
-        need = sum((cap + 1 - profits[pos] + 7) // 8 for pos in live) + 8 * (cap + 1)
-        limit = self.params["max_memory_mb"] * 2**20
-        if need > limit:
-            raise ValueError(
-                f"strategy 'fptas': needs {need / 2**20:.6g} MiB for {len(keep)} items at eps={eps:g} "
-                f"(about n^2/eps bits), above max_memory_mb={self.params['max_memory_mb']:g}; "
-                f"raise eps or max_memory_mb, or use strategy 'exact_dp'")
+        need = fptas_memory_bytes([profits[pos] for pos in live], cap)
+        return keep, scores, weights, lower, dantzig, scale, profits, cap, live, need
 
-        big = np.iinfo(np.int64).max // 4  # unreachable level; sums of two stay below overflow
-        least = np.full(cap + 1, big, dtype=np.int64)
+    def skip(self, problem: Problem) -> str | None:
+        """The memory cap is a declared refusal: the reason when the DP would need more than it."""
+        plan = self._plan(problem)
+        if plan is None or plan[-1] <= self.params["max_memory_mb"] * 2**20:
+            return None
+        keep, cap, need, eps = plan[0], plan[7], plan[-1], self.params["eps"]
+        return (f"strategy 'fptas': needs {need / 2**20:.6g} MiB for {len(keep)} items at eps={eps:g} "
+                f"(about n^2/eps bits plus three rows of {float(cap + 1):.6g} profit levels), above "
+                f"max_memory_mb={self.params['max_memory_mb']:g}; raise eps or max_memory_mb, or use "
+                f"strategy 'exact', 'bnb' or 'cpsat'")
+
+    def select(self, problem: Problem) -> Selection:
+        cands, room = problem.candidates, problem.room
+        eps = self.params["eps"]
+        plan = self._plan(problem)
+        if plan is None:
+            keep = fitting_positive(cands, room)
+            return Selection(tuple(keep), optimal=True, upper_bound=math.fsum(cands[k].score for k in keep),
+                             info={"eps": eps, "levels": 0, "dp_bytes": 0})
+        keep, scores, weights, lower, dantzig, scale, profits, cap, live, need = plan
+        if need > self.params["max_memory_mb"] * 2**20:  # called directly, not through pack
+            raise ValueError(self.skip(problem))
+
+        # Unreachable levels hold room + 1. Unsigned 64-bit: least <= room + 1 <= 2**62 + 1 and a
+        # weight <= 2**62, so a sum never wraps (a signed sentinel near 2**61 would read as reachable).
+        unreachable = np.uint64(room + 1)
+        least = np.full(cap + 1, unreachable, dtype=np.uint64)
         least[0] = 0
+        cand_buf = np.empty(cap + 1, dtype=np.uint64)
+        take_buf = np.empty(cap + 1, dtype=bool)
         bits: list[np.ndarray] = []
         for pos in live:
-            p, w = profits[pos], weights[pos]
-            cand = least[:cap + 1 - p] + w
-            take = cand < least[p:]
+            p, w = profits[pos], np.uint64(weights[pos])
+            span = cap + 1 - p
+            cand, take = cand_buf[:span], take_buf[:span]
+            np.add(least[:span], w, out=cand)
+            np.less(cand, least[p:], out=take)
             np.copyto(least[p:], cand, where=take)
             bits.append(np.packbits(take))
-        reach = np.flatnonzero(least <= room)
+        reach = np.flatnonzero(least <= np.uint64(room))
         best_q = int(reach[-1])
         chosen_pos, q = [], best_q
         for step in range(len(live) - 1, -1, -1):

@@ -6,7 +6,7 @@ from types import MappingProxyType
 
 from ..chat import TOOL_GROUP_PREFIX
 from ..items import Problem, Selection
-from ..params import Param, one_of
+from ..params import Param, boolean, one_of
 from .base import Strategy
 from .greedy import bounded_selection
 
@@ -56,7 +56,7 @@ class Recency(Strategy):
 
     name = "recency"
     PARAMS = MappingProxyType({
-        "contiguous": Param(True, one_of(True, False), "stop at the first message group that does not fit"),
+        "contiguous": Param(True, boolean(), "stop at the first message group that does not fit"),
         "group_by": Param("tools", one_of("tools", "source"),
                           "keep together items sharing a tool-exchange key ('tools') or any source ('source')"),
     })

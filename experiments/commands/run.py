@@ -1,15 +1,29 @@
-"""`packbench run [CONFIG] [--out DIR] [--workers N] [--force]`: run or resume an experiment."""
+"""`packbench run [CONFIG] [--out DIR] [--workers N] [--executor E] [--dry-run] [--yes]`: run or resume an experiment.
+
+Results go to ``results/<name>`` under the working directory unless ``--out``
+is given; when that directory holds results committed to git (the shipped
+``results/default`` in a checkout), the run writes ``results/local/<name>``
+instead, so a run leaves the checkout clean; ``--out results/default``
+refreshes the committed results.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
-__all__ = ["add_arguments", "main", "resolve_config_path", "available_cpus", "DEFAULT_CONFIG"]
+__all__ = ["add_arguments", "main", "resolve_config_path", "available_cpus", "default_out_dir", "DEFAULT_CONFIG",
+           "CONFIRM_ABOVE"]
 
 DEFAULT_CONFIG = Path("configs") / "default.toml"
+# Sweeps above this many runs to do need --yes (or an answer on a terminal).
+CONFIRM_ABOVE = 100_000
+# Sweeps above this many runs to do get a calibrated time estimate first.
+ESTIMATE_ABOVE = 5_000
 
 
 def resolve_config_path(config: str | Path | None) -> Path:
@@ -19,9 +33,8 @@ def resolve_config_path(config: str | Path | None) -> Path:
     Raises:
         FileNotFoundError: Neither location has the file.
     """
-    from ..provenance import REPO_ROOT
-
     from ..packaged import config_names, packaged_config
+    from ..provenance import REPO_ROOT
 
     given = Path(config) if config is not None else DEFAULT_CONFIG
     for candidate in (given, REPO_ROOT / given):
@@ -42,19 +55,93 @@ def available_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _tracked(path: Path) -> bool:
+    """Whether git tracks files under `path` (False outside a git work tree or without git)."""
+    if not path.is_dir():
+        return False
+    try:
+        out = subprocess.run(["git", "ls-files", "--", "."], cwd=path, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and bool(out.stdout.strip())
+
+
+def default_out_dir(name: str, cwd: Path | None = None) -> Path:
+    """``results/<name>`` under `cwd`, or ``results/local/<name>`` when the former holds committed results."""
+    base = (cwd or Path.cwd()) / "results"
+    out = base / name
+    return base / "local" / name if _tracked(out) else out
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", nargs="?", default=None,
                         help=f"TOML experiment config (default: {DEFAULT_CONFIG.as_posix()})")
-    parser.add_argument("--out", type=Path, default=None, help="result directory (default: results/<experiment>)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="result directory (default: results/<experiment> under the working directory, or "
+                             "results/local/<experiment> when that one is committed)")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes (default: the CPUs available to this process)")
+    parser.add_argument("--executor", choices=("serial", "processes", "dask"), default=None,
+                        help="where runs execute (default: processes, or serial with --workers 1); dask needs "
+                             "pip install 'packbench[dask]'")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="Dask scheduler to connect to, e.g. tcp://HOST:8786 (default: a LocalCluster of "
+                             "--workers processes)")
     parser.add_argument("--force", action="store_true", help="discard existing rows and start over")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the runs per source and strategy and a time estimate, then exit")
+    parser.add_argument("--yes", action="store_true",
+                        help=f"run a sweep of more than {CONFIRM_ABOVE:,} runs without asking")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar / progress lines")
+
+
+def _peek(out: Path, planned):
+    """The resume state of `out` without taking its lock or writing anything."""
+    from ..runner import ResumeState
+    from ..storage import RunStore
+
+    store = RunStore(out)
+    stored = {} if not store.path.exists() else store.index(("code", "status", "reason", "instance", "source"),
+                                                             repair=False)
+    return ResumeState(planned, stored)
+
+
+def _dry_run(config, planned, state, workers: int, console) -> None:
+    from ..console import duration
+    from ..estimate import calibrate, count_table
+
+    rows = count_table(planned, state.pending)
+    width = max([len("source")] + [len(r[0]) for r in rows]), max([len("strategy")] + [len(r[1]) for r in rows])
+    print(f"{'source':<{width[0]}}  {'strategy':<{width[1]}}  {'runs':>10}  {'to do':>10}")
+    for src, strat, n, todo in rows:
+        print(f"{src:<{width[0]}}  {strat:<{width[1]}}  {n:>10,}  {todo:>10,}")
+    todo = sum(len(pu) for pu in state.pending)
+    print(f"{'total':<{width[0]}}  {'':<{width[1]}}  {state.total:>10,}  {todo:>10,}")
+    if todo:
+        from ..plan import counts
+        est = calibrate(config, state.pending)
+        secs = est.seconds(counts(state.pending), workers)
+        if secs is not None:
+            print(f"estimate: about {duration(secs)} on {workers} worker{'s' if workers != 1 else ''} "
+                  f"(calibrated on {est.sampled} runs in {est.calibration_seconds:.1f} s)")
+
+
+def _confirm(todo: int, estimate: str, yes: bool, console) -> bool:
+    if todo <= CONFIRM_ABOVE or yes:
+        return True
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        answer = input(f"packbench run: {todo:,} runs to do{estimate}; run them? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+    raise ValueError(f"{todo:,} runs to do{estimate}, above {CONFIRM_ABOVE:,}; pass --yes to run them "
+                     f"(or --dry-run to see them per source and strategy)")
 
 
 def main(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..provenance import relative_to_repo
+    from ..console import Console, display_path, duration
+    from ..corpora import data_notes
+    from ..executors import make_executor
+    from ..plan import counts, plan
     from ..runner import run_experiment
 
     workers = args.workers if args.workers is not None else available_cpus()
@@ -62,13 +149,48 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--workers must be >= 1, got {workers}")
     path = resolve_config_path(args.config)
     config = load_config(path)
-    out = args.out if args.out is not None else Path("results") / config.name
-    from ..corpora import data_notes
+    console = Console(progress=not args.no_progress)
+    out = args.out if args.out is not None else default_out_dir(config.name)
+    if args.out is None and out.parent.name == "local":
+        console.note(f"{display_path(out.parent.parent / config.name)} holds committed results; writing to "
+                     f"{display_path(out)} (pass --out {display_path(out.parent.parent / config.name)} to "
+                     f"refresh them)")
     for source, note in data_notes(config).items():  # say which data a corpus reads before the long part
-        print(f"packbench run: {source}: {note}", file=sys.stderr)
-    manifest = run_experiment(config, out, workers=workers, force=args.force,
-                              progress=not args.no_progress, config_path=path)
-    counts = ", ".join(f"{k} {v}" for k, v in manifest["status_counts"].items())
-    print(f"packbench run: {config.name}: {manifest['runs_total']} runs ({counts}; "
-          f"{manifest['runs_resumed']} resumed) -> {relative_to_repo(out)}/", file=sys.stderr)
+        console.note(f"{source}: {note}")
+    started = time.monotonic()
+    planned = plan(config)
+    if args.force:
+        from ..runner import ResumeState
+        state = ResumeState(planned, {})
+    else:
+        state = _peek(out, planned)
+    if args.dry_run:
+        _dry_run(config, planned, state, workers, console)
+        return 0
+    todo = sum(len(pu) for pu in state.pending)
+    estimate = ""
+    if todo > ESTIMATE_ABOVE:
+        from ..estimate import calibrate
+        est = calibrate(config, state.pending)
+        secs = est.seconds(counts(state.pending), workers)
+        estimate = "" if secs is None else f" (about {duration(secs)} on {workers} workers)"
+        console.note(f"{config.name}: {state.total:,} runs planned in {time.monotonic() - started:.1f} s, "
+                     f"{todo:,} to do{estimate}")
+    if not _confirm(todo, estimate, args.yes, console):
+        console.note("not confirmed; nothing run")
+        return 1
+    executor = make_executor(args.executor or ("serial" if workers == 1 else "processes"), workers, args.scheduler)
+    try:
+        manifest = run_experiment(config, out, executor=executor, force=args.force, config_path=path,
+                                  console=console, planned=planned)
+    except KeyboardInterrupt:
+        console.note("interrupted; rerun the same command to resume")
+        return 130
+    counts_ = manifest["status_counts"]
+    statuses = ", ".join(f"{k} {counts_.get(k, 0):,}" for k in ("ok", "skipped", "timeout", "error"))
+    redone = manifest.get("runs_redone_code_changed", 0)
+    console.note(f"{config.name}: {manifest['runs_total']:,} runs ({statuses}; {manifest['runs_resumed']:,} resumed"
+                 f"{f', {redone:,} redone after a code change' if redone else ''}) in "
+                 f"{duration(time.monotonic() - started)} -> {display_path(out)}/ "
+                 f"(report: {display_path(out / 'summary.md')})")
     return 0

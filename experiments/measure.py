@@ -1,0 +1,176 @@
+"""Measure planned runs: what a worker does with a chunk of units (the driver is `runner`).
+
+Every run is `repeats` timed `pack` calls on one instance; the first result is
+measured. Only declared refusals become ``skipped`` rows: a strategy's
+`Strategy.skip` reason (raised by `pack` as `Refused`), an unavailable source,
+and the harness's own two (a "natural" budget on an instance without one, a
+budget below the pinned tokens). Any other exception, ValueError included, is
+an ``error`` row with the message; a packing whose info says the search was
+``stopped`` gives a ``timeout`` row with its metrics. The reference optimum
+for the score ratio is computed once per instance x budget x near_dup and
+shared by the runs of that instance.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from packbench.algorithms import pack
+from packbench.algorithms.strategies.base import Refused
+
+from .config import ExperimentConfig, registry, source_registry
+from .grid import Cell
+
+from .instances import Instance
+from .metrics import Measured, Reference, certified_bound
+from .provenance import code_fingerprint
+from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, unavailable_reason
+from .schema import Status, make_row
+
+__all__ = ["run_unit", "run_chunk", "budget_tokens", "cell_code"]
+
+
+class _Skipped(Exception):
+    """A declared refusal: the run cannot be done as configured; not a bug."""
+
+
+def budget_tokens(spec: int | float | str, instance: Instance) -> int:
+    """The token budget of a budget spec on `instance`.
+
+    Raises:
+        ValueError: "natural" on an instance without ``meta["budget"]``.
+    """
+    if isinstance(spec, str):
+        if "budget" not in instance.meta:
+            raise ValueError(f"instance {instance.key!r} has no natural budget (meta['budget'])")
+        return int(instance.meta["budget"])
+    if isinstance(spec, float):
+        return math.floor(spec * sum(it.tokens for it in instance.items))
+    return int(spec)
+
+
+def _reference(config: ExperimentConfig, inst: Instance, budget: int, near_dup: float | None) -> Reference:
+    """The reference optimum (or a certified bound when the reference cannot prove one)."""
+    name = config.reference_name
+    pinned_score = math.fsum(it.score for it in inst.items if it.pinned)
+    try:
+        ref = pack(inst.items, budget, near_dup, strategy=name, dedupe=config.dedupe, **config.reference_params)
+    except (ValueError, RuntimeError, MemoryError):
+        return Reference(certified_bound(inst.items, budget, near_dup, config.dedupe), False, "dantzig_bound")
+    if ref.optimal is True:
+        return Reference(ref.score - pinned_score, True, name)
+    bound = certified_bound(inst.items, budget, near_dup, config.dedupe)
+    if ref.upper_bound is not None:
+        bound = min(bound, ref.upper_bound - pinned_score)
+    return Reference(bound, False, f"{name}_bound")
+
+
+def _budget(run: Run, inst: Instance) -> int:
+    try:
+        budget = budget_tokens(run.cell.budget, inst)
+    except ValueError as exc:
+        raise _Skipped(str(exc)) from None
+    pinned = [it for it in inst.items if it.pinned]
+    need = sum(it.tokens for it in pinned)
+    if need > budget:
+        raise _Skipped(f"pinned items need {need} tokens, over the budget of {budget} "
+                       f"(pinned: {', '.join(it.id for it in pinned)})")
+    return budget
+
+
+def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
+             refs: dict[tuple[int, float | None], Reference]) -> Measured:
+    cell = run.cell
+    params = {**cell.strategy_params, **cell.order_params}
+    seconds = []
+    packing = None
+    for _ in range(config.repeats):
+        start = time.perf_counter()
+        try:
+            result = pack(inst.items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order,
+                          dedupe=config.dedupe, **params)
+        except Refused as exc:
+            raise _Skipped(str(exc)) from None
+        seconds.append(time.perf_counter() - start)
+        if packing is None:
+            packing = result
+    score = math.fsum(it.score for it in packing if not it.pinned)
+    key = (budget, cell.near_dup)
+    if key not in refs:
+        refs[key] = _reference(config, inst, budget, cell.near_dup)
+    ref = refs[key]
+    own_bound = None if packing.upper_bound is None else packing.upper_bound - (packing.score - score)
+    if packing.optimal is True and not ref.exact:
+        ref = Reference(score, True, f"{cell.strategy}_optimal")
+    elif not ref.exact and own_bound is not None and own_bound < ref.value:
+        ref = Reference(max(own_bound, score), False, f"{cell.strategy}_bound")
+    return Measured(packing, sum(1 for it in inst.items if not it.pinned), budget, ref, tuple(seconds),
+                    inst.groups, inst.answers, config.curve)
+
+
+def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provenance: Mapping[str, Any],
+         code: str | None) -> dict[str, Any]:
+    budget = None
+    try:
+        budget = _budget(run, inst)
+        measured = _measure(config, run, inst, budget, refs)
+    except _Skipped as exc:
+        return make_row(config, run, Status.SKIPPED, str(exc), budget=budget, code=code, provenance=provenance)
+    except Exception as exc:  # noqa: BLE001 - one failing run must not stop the experiment
+        return make_row(config, run, Status.ERROR, f"{type(exc).__name__}: {exc}", budget=budget, code=code,
+                        provenance=provenance)
+    stopped = measured.packing.info.get("stopped")
+    status, reason = (Status.OK, None) if stopped is None else (Status.TIMEOUT, f"stopped: {stopped}")
+    return make_row(config, run, status, reason, budget=budget, measured=measured, code=code,
+                    provenance=provenance)
+
+
+def cell_code(cell: Cell) -> str:
+    """The fingerprint of the code a cell runs (its strategy and order), as rows record it."""
+    return code_fingerprint(registry("strategy").lookup(cell.strategy), registry("order").lookup(cell.order))
+
+
+def run_unit(config: ExperimentConfig, pu: PlannedUnit, provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Run the planned runs of one unit and return their rows (never raises for a failing run).
+
+    Args:
+        config: The experiment.
+        pu: The unit and the runs to do.
+        provenance: Fields added to every row.
+
+    Returns:
+        One row per planned run, in plan order, each with the fingerprint of the code that ran it
+        (computed here, on the worker).
+    """
+    unavailable = pu.unavailable
+    by_key: dict[str, Instance] = {}
+    if unavailable is None:
+        try:
+            by_key = {inst.key: inst for inst in source_registry().lookup(pu.unit.source)(**pu.unit.source_params)
+                      .instances(pu.unit.seed)}
+        except SOURCE_UNAVAILABLE as exc:
+            unavailable = unavailable_reason(pu.unit.source, exc)
+    rows = []
+    refs: dict[str, dict[tuple[int, float | None], Reference]] = {}
+    for run in pu.runs():
+        code = cell_code(run.cell)
+        if unavailable is not None:
+            rows.append(make_row(config, run, Status.SKIPPED, unavailable, code=code, provenance=provenance))
+        elif run.instance not in by_key:
+            rows.append(make_row(config, run, Status.ERROR, f"source {pu.unit.source!r} did not yield instance "
+                                 f"{run.instance!r} this time (instances must be deterministic)", code=code,
+                                 provenance=provenance))
+        else:
+            rows.append(_row(config, run, by_key[run.instance], refs.setdefault(run.instance, {}), provenance,
+                             code))
+    return rows
+
+
+def run_chunk(config: ExperimentConfig, provenance: Mapping[str, Any],
+              chunk: list[PlannedUnit]) -> list[dict[str, Any]]:
+    """The rows of every unit of a chunk (what an executor runs on a worker)."""
+    return [row for pu in chunk for row in run_unit(config, pu, provenance)]
+

@@ -1,0 +1,89 @@
+"""`exact` returns one canonical optimum (the lexicographically first), whichever solver proves it."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from packbench.algorithms import Item, Problem, pack
+from packbench.algorithms.solvers import dp as dp_module
+from packbench.algorithms.strategies import exact as exact_module
+from packbench.algorithms.strategies.exact import Exact
+from packbench.algorithms.strategies.exact_dp import ExactDP
+
+
+def _lex_first_optimum(tokens, scores, room):
+    """Among the optimal sets, the one taking the earliest items (brute force)."""
+    best = None
+    for bits in itertools.product((1, 0), repeat=len(tokens)):  # (1, 1, ...) first: lexicographically greatest
+        if sum(w for w, b in zip(tokens, bits) if b) <= room:
+            value = sum(s for s, b in zip(scores, bits) if b)
+            if best is None or value > best[0]:
+                best = (value, bits)
+    return tuple(k for k, b in enumerate(best[1]) if b)
+
+
+def _problem(tokens, scores, room):
+    return Problem(tuple(Item(f"i{k}", "", float(s), w) for k, (w, s) in enumerate(zip(tokens, scores))), room)
+
+
+# Few distinct sizes and scores: many optimal sets per instance.
+tied = st.integers(2, 11).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 4), min_size=n, max_size=n),
+    st.lists(st.integers(1, 3), min_size=n, max_size=n),
+    st.integers(1, 14)))
+
+
+def _paths(monkeypatch, path):
+    """Force one of exact's solver paths."""
+    if path == "dp":  # branch and bound never proves: the DP decides
+        monkeypatch.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
+        monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
+    elif path == "bnb":  # branch and bound proves, then the canonical step re-reduces and runs the DP
+        monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
+    elif path == "race":  # no memory for the first DP: CP-SAT and branch and bound race
+        real = exact_module.dp_cost
+        calls = []
+
+        def first_refused(w, room):
+            calls.append(1)
+            need, est = real(w, room)
+            return (need if len(calls) > 1 else 2**60), est
+        monkeypatch.setattr(exact_module, "dp_cost", first_refused)
+
+
+@pytest.mark.parametrize("path", ["direct", "dp", "bnb", "race"])
+@settings(max_examples=120, deadline=None)
+@given(case=tied)
+def test_every_solver_path_returns_the_lexicographically_first_optimum(path, case):
+    tokens, scores, room = case
+    with pytest.MonkeyPatch.context() as mp:
+        _paths(mp, path)
+        sel = Exact().select(_problem(tokens, scores, room))
+    assert sel.optimal is True and sel.info["canonical"] is True
+    assert sel.indices == _lex_first_optimum(tokens, scores, room)
+    expected = {"direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "race": {"bnb", "cpsat"}}[path]
+    assert sel.info["solver"] in expected | {"reduction", "trivial"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=tied)
+def test_exact_dp_returns_the_same_canonical_set(case):
+    tokens, scores, room = case
+    prob = _problem(tokens, scores, room)
+    assert ExactDP().select(prob).indices == _lex_first_optimum(tokens, scores, room)
+
+
+def test_one_hundred_identical_exact_calls_give_one_set():
+    # Subset sum with many equal items: a huge number of optimal sets.
+    items = [Item(f"c{k}", f"chunk {k}", float(w), w) for k, w in enumerate([3, 5, 7, 11, 13] * 60)]
+    sets = {tuple(pack(items, 1001, None, strategy="exact").ids) for _ in range(100)}
+    assert len(sets) == 1
+
+
+def test_dp_deadline_stops_between_items():
+    with pytest.raises(TimeoutError):
+        dp_module.dp_knapsack([3, 4, 5], [1.0, 2.0, 3.0], 8, deadline=0.0)

@@ -1,0 +1,145 @@
+"""`packbench run` as a user drives it: the output lock, kill -9 and resume, bad config bytes, paths, console."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from packbench.experiments.cli import main
+from packbench.experiments.commands.run import default_out_dir
+from packbench.experiments.config import load_config
+from packbench.experiments.lock import LOCK_FILE, OutputLocked, RunLock
+
+SLOW = """
+name = "slow"
+repeats = 1
+seeds = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+budgets = [0.2, 0.4, 0.6]
+near_dup = "off"
+reference = "exact_dp"
+[[sources]]
+name = "pisinger"
+cls = "strongly_correlated"
+n = 60
+R = 1000
+[[strategies]]
+name = "exact_dp"
+[[strategies]]
+name = "greedy"
+"""
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.Popen:
+    env = {**os.environ, "PACKBENCH_PROGRESS_INTERVAL": "0.5"}
+    return subprocess.Popen([sys.executable, "-m", "packbench", "run", *args, "--workers", "1"], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def _wait_for_rows(path: Path, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not _lines(path) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+
+
+def test_second_run_into_a_directory_exits_2_and_a_killed_runs_lock_is_taken_over(tmp_path):
+    cfg = tmp_path / "slow.toml"
+    cfg.write_text(SLOW)
+    out = tmp_path / "out"
+    first = _cli(str(cfg), "--out", str(out), cwd=tmp_path)
+    try:
+        _wait_for_rows(out / "runs.jsonl", first)
+        second = _cli(str(cfg), "--out", str(out), cwd=tmp_path)
+        _, err = second.communicate(timeout=120)
+        assert second.returncode == 2
+        assert "in use by another packbench run" in err and f"pid {first.pid}" in err
+        assert first.poll() is None  # the first run is untouched
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    partial = _lines(out / "runs.jsonl")
+    assert partial and (out / LOCK_FILE).exists()  # kill -9 leaves the lock file behind
+    third = _cli(str(cfg), "--out", str(out), cwd=tmp_path)
+    _, err = third.communicate(timeout=300)
+    assert third.returncode == 0, err
+    assert f"took over the lock of a run that is gone (pid {first.pid}" in err
+    rows = _lines(out / "runs.jsonl")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert len(rows) == len({r["run_id"] for r in rows}) == manifest["runs_total"]
+    assert manifest["runs_resumed"] >= len(partial) - 1  # at most the half-written last line is redone
+    assert not (out / LOCK_FILE).exists()
+
+
+def test_lock_in_process(tmp_path):
+    with RunLock(tmp_path) as lock:
+        assert lock.took_over is None
+        with pytest.raises(OutputLocked, match=f"pid {os.getpid()}"):
+            RunLock(tmp_path).acquire()
+    with RunLock(tmp_path):  # released: free again
+        pass
+
+
+def test_config_with_a_non_utf8_byte_names_the_file_and_position(tmp_path, capsys):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b'name = "x"\n# caf\xe9\nseeds = [0]\n')
+    with pytest.raises(ValueError, match=r"latin1\.toml: not UTF-8 .*byte 0xe9 at line 2, column 6 \(byte offset 16\)"):
+        load_config(path)
+    assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 2
+    assert "latin1.toml: not UTF-8" in capsys.readouterr().err
+
+
+def test_default_out_dir_avoids_committed_results(tmp_path):
+    assert default_out_dir("smoke", tmp_path) == tmp_path / "results" / "smoke"
+    repo = tmp_path / "repo"
+    (repo / "results" / "default").mkdir(parents=True)
+    (repo / "results" / "default" / "summary.md").write_text("committed\n")
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
+    subprocess.run(git + ["add", "."], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], cwd=repo, check=True)
+    assert default_out_dir("default", repo) == repo / "results" / "local" / "default"
+    assert default_out_dir("smoke", repo) == repo / "results" / "smoke"
+
+
+def test_console_summary_paths_and_progress_lines(tmp_path):
+    cfg = tmp_path / "slow.toml"
+    cfg.write_text(SLOW.replace("seeds = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]", "seeds = [0, 1, 2, 3]"))
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = _cli(str(cfg), cwd=work)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("packbench run: slow: 24 runs (ok 24, skipped 0, timeout 0, error 0; 0 resumed)")
+    assert last.endswith("-> results/slow/ (report: results/slow/summary.md)")
+    assert (work / "results" / "slow" / "summary.md").is_file()
+    elsewhere = tmp_path / "elsewhere" / "int_test"
+    proc = _cli(str(cfg), "--out", str(elsewhere), cwd=work)
+    _, err = proc.communicate(timeout=300)
+    assert f"-> {elsewhere.resolve().as_posix()}/" in err  # outside the working directory: the full path
+
+
+def test_ctrl_c_says_how_to_resume_and_exits_130(tmp_path):
+    cfg = tmp_path / "slow.toml"
+    cfg.write_text(SLOW)
+    out = tmp_path / "out"
+    proc = _cli(str(cfg), "--out", str(out), cwd=tmp_path)
+    _wait_for_rows(out / "runs.jsonl", proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert err.strip().splitlines()[-1] == "packbench run: interrupted; rerun the same command to resume"
+    assert "Traceback" not in err
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    assert not (out / LOCK_FILE).exists()
