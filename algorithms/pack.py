@@ -128,7 +128,9 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         order: A name in `ORDERS` (or an import path, plug-in name or `Order` subclass).
         pinned_overflow: "raise" (pinned tokens over the budget is an error) or
             "clamp" (return the pinned items alone with ``over_budget=True``).
-        dedupe: A name in `DEDUPE_METHODS` (or an import path or `DedupeMethod` subclass).
+        dedupe: A name in `DEDUPE_METHODS` (or an import path or `DedupeMethod` subclass). The
+            default "exact" computes seed 000's near-duplicate rule exactly (unlike the
+            approximate "minhash"); it is unrelated to the `exact` strategy.
         fill: None, or a name in `FILLS` (or an import path, plug-in name or `Fill` subclass) to
             use the leftover budget after selection.
         **params: Parameters of the strategy, order or fill (see `packbench list`).

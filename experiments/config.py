@@ -3,7 +3,8 @@
 A config names the instance sources (families or corpora) with their
 parameters, the strategies with their parameter grids, budgets, dedupe
 thresholds, orders, seeds, the reference for the score ratio, the utility
-curve and the plots. In ``seeds``, ``budgets``, ``near_dup`` and ``orders``,
+curve and the plots (``seeds`` may be a range: ``{ start = 0, stop = 1000 }``).
+In ``seeds``, ``budgets``, ``near_dup`` and ``orders``,
 and in every source/strategy/order parameter, a list sweeps (the runs are the
 cartesian product) and a scalar is fixed. A parameter whose value is itself a
 list (e.g. curve weights) is swept by wrapping: ``curve = [[1.0, 0.5, 0.8]]``.
@@ -84,6 +85,21 @@ def check_near_dup(values: list[Any]) -> list[Any]:
                 isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0):
             raise ValueError(f"near_dup[{pos}]: must be a Jaccard threshold in [0, 1] or \"off\", got {v!r}")
     return [v if v == "off" else float(v) for v in values]
+
+
+def _seed_range(spec: dict[str, Any]) -> list[int]:
+    """``seeds = { start = 0, stop = 1000 }`` (``step`` optional): the seeds of ``range(start, stop, step)``."""
+    unknown = sorted(set(spec) - {"start", "stop", "step"})
+    if unknown or "stop" not in spec:
+        raise ValueError(f"seeds: a range is {{ start = A, stop = B, step = C }} (stop required, start 0 and step 1 "
+                         f"by default), got keys {sorted(spec)}")
+    bounds = {k: spec.get(k, d) for k, d in (("start", 0), ("stop", None), ("step", 1))}
+    for key, value in bounds.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"seeds.{key}: must be an int, got {value!r}")
+    if bounds["step"] < 1 or bounds["start"] < 0 or bounds["stop"] <= bounds["start"]:
+        raise ValueError(f"seeds: need 0 <= start < stop and step >= 1, got {bounds}")
+    return list(range(bounds["start"], bounds["stop"], bounds["step"]))
 
 
 Budgets = Annotated[list[Any], Field(min_length=1), AfterValidator(check_budgets)]
@@ -193,6 +209,8 @@ class ExperimentConfig(BaseModel):
                 raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))}; valid keys: "
                                  f"{', '.join(cls.model_fields)}")
             data = dict(data)
+            if isinstance(data.get("seeds"), dict):
+                data["seeds"] = _seed_range(data["seeds"])
             for key in ("seeds", "budgets", "near_dup", "orders"):
                 if key in data:
                     data[key] = data[key] if isinstance(data[key], list) else [data[key]]

@@ -8,6 +8,7 @@ pairs not reached get the mean of those that were.
 
 from __future__ import annotations
 
+import statistics
 import time
 
 from collections.abc import Mapping, Sequence
@@ -42,24 +43,38 @@ class Estimate:
         return total / max(1, workers)
 
 
-def calibrate(config: ExperimentConfig, pending: Sequence[PlannedUnit], seconds: float = 3.0) -> Estimate:
-    """Time one pending run of each (source, strategy) pair, for at most about `seconds`."""
+def calibrate(config: ExperimentConfig, pending: Sequence[PlannedUnit], seconds: float = 3.0,
+              per_pair: int = 5) -> Estimate:
+    """Time up to `per_pair` pending runs of each (source, strategy) pair, for at most about `seconds`.
+
+    One untimed run first pays the one-off costs (imports, caches); each pair's
+    estimate is the median of its timed runs.
+    """
     from .measure import run_unit
 
     start = time.perf_counter()
-    firsts: dict[tuple[str, str], tuple[PlannedUnit, int]] = {}
+    samples: dict[tuple[str, str], list[tuple[PlannedUnit, int]]] = {}
     for pu in pending:
         n = len(pu.unit.cells)
         for pos in range(len(pu.run_ids)) if pu.todo is None else pu.todo:
-            firsts.setdefault((pu.unit.source, pu.unit.cells[pos % n].strategy), (pu, pos))
-    per_run = {}
-    for pair, (pu, pos) in firsts.items():
-        if per_run and time.perf_counter() - start > seconds:
-            break
-        t0 = time.perf_counter()
-        run_unit(config, replace(pu, todo=(pos,)), {})
-        per_run[pair] = time.perf_counter() - t0
-    return Estimate(per_run, len(per_run), time.perf_counter() - start)
+            got = samples.setdefault((pu.unit.source, pu.unit.cells[pos % n].strategy), [])
+            if len(got) < per_pair + 1:
+                got.append((pu, pos))
+    if not samples:
+        return Estimate({}, 0, 0.0)
+    pu, pos = next(iter(samples.values()))[0]
+    run_unit(config, replace(pu, todo=(pos,)), {})  # warm-up, not timed
+    times: dict[tuple[str, str], list[float]] = {pair: [] for pair in samples}
+    for k in range(1, per_pair + 1):
+        for pair, runs in samples.items():
+            if k >= len(runs) and times[pair] or time.perf_counter() - start > seconds and times[pair]:
+                continue
+            pu, pos = runs[min(k, len(runs) - 1)]
+            t0 = time.perf_counter()
+            run_unit(config, replace(pu, todo=(pos,)), {})
+            times[pair].append(time.perf_counter() - t0)
+    per_run = {pair: statistics.median(t) for pair, t in times.items() if t}
+    return Estimate(per_run, sum(map(len, times.values())), time.perf_counter() - start)
 
 
 def count_table(planned: Sequence[PlannedUnit], pending: Sequence[PlannedUnit]) -> list[tuple[str, str, int, int]]:

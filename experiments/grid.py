@@ -160,26 +160,56 @@ class RunIds:
 
     def __init__(self, config: ExperimentConfig) -> None:
         self._config = _fragments(_config_params(config))
-        self._cells: dict[int, tuple[Cell, dict[str, str]]] = {}
+        self._cells: dict[int, tuple[Cell, list[str | tuple[str, ...]]]] = {}
 
-    def template(self, unit: Unit, cell: Cell) -> tuple[str, str]:
-        """The JSON before and after the instance key of the runs of `unit` x `cell`."""
-        # Cells are shared by every unit of a source: serialise each once (the cell is kept, so its id stays its).
+    def _cell_segments(self, cell: Cell, unit_keys: tuple[str, ...]) -> list[str | tuple[str, ...]]:
+        """The sorted-key JSON of a cell's runs as literal text and runs of unit keys (filled per unit)."""
+        # Cells are shared by every unit of a source: split each once (kept, so its id stays its).
         if id(cell) not in self._cells:
-            self._cells[id(cell)] = (cell, _fragments(_cell_params(cell)))
-        cell_frags = self._cells[id(cell)][1]
-        frags = {**self._config, **_fragments(_unit_params(unit)), **cell_frags, "instance": None}
-        keys = sorted(frags)
-        at = keys.index("instance")
-        before = "{" + ",".join(frags[k] for k in keys[:at]) + ("," if at else "") + '"instance":'
-        after = "".join("," + frags[k] for k in keys[at + 1:]) + "}"
-        return before, after
+            frags = {**self._config, **_fragments(_cell_params(cell))}
+            keys = sorted([*frags, *unit_keys, "instance"])
+            segments: list[str | tuple[str, ...]] = []
+            for pos, key in enumerate(keys):
+                sep = "" if pos == 0 else ","
+                if key == "instance":
+                    segments.append(sep + '"instance":')
+                    segments.append(("instance",))
+                elif key in frags:
+                    segments.append(sep + frags[key])
+                else:
+                    segments.append(sep)
+                    segments.append((key,))
+            segments.append("}")
+            merged: list[str | tuple[str, ...]] = ["{"]
+            for seg in segments:
+                if isinstance(seg, str) and isinstance(merged[-1], str):
+                    merged[-1] += seg
+                else:
+                    merged.append(seg)
+            self._cells[id(cell)] = (cell, merged)
+        return self._cells[id(cell)][1]
+
+    def templates(self, unit: Unit) -> list[tuple[str, str]]:
+        """The JSON before and after the instance key of the runs of each cell of `unit`, in cell order."""
+        unit_frags = _fragments(_unit_params(unit))
+        unit_keys = tuple(unit_frags)
+        out = []
+        for cell in unit.cells:
+            parts = [seg if isinstance(seg, str) else ("\0" if seg == ("instance",) else unit_frags[seg[0]])
+                     for seg in self._cell_segments(cell, unit_keys)]
+            before, after = "".join(parts).split("\0")
+            out.append((before, after))
+        return out
 
     @staticmethod
     def make(template: tuple[str, str], instance_key: str) -> str:
         """The run id of one instance under a `template`."""
-        blob = template[0] + json.dumps(instance_key) + template[1]
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+        return RunIds.make_encoded(template, json.dumps(instance_key))
+
+    @staticmethod
+    def make_encoded(template: tuple[str, str], key_json: str) -> str:
+        """`make` with the instance key already JSON-encoded (one encoding per instance, not per run)."""
+        return hashlib.sha256((template[0] + key_json + template[1]).encode("utf-8")).hexdigest()[:16]
 
 
 def label(name: str, params: Mapping[str, Any]) -> str:

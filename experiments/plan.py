@@ -12,10 +12,11 @@ redoes such rows, so they fill in once the data is there.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .config import ExperimentConfig, source_registry
 from .grid import Cell, RunIds, Unit, expand
@@ -83,9 +84,13 @@ class PlannedUnit:
         return self if len(todo) == len(self.run_ids) else replace(self, todo=todo)
 
 
-def _keys(unit: Unit) -> tuple[tuple[str, ...], str | None]:
+def _keys(unit: Unit, sources: dict[tuple[str, int], Any], registry: Any) -> tuple[tuple[str, ...], str | None]:
     try:
-        source = source_registry().lookup(unit.source)(**unit.source_params)
+        # Units of one parameter combination (one per seed) share their params: build the source once.
+        cache_key = (unit.source, id(unit.source_params))
+        if cache_key not in sources:
+            sources[cache_key] = (unit.source_params, registry.lookup(unit.source)(**unit.source_params))
+        source = sources[cache_key][1]
         keys = source.instance_keys(unit.seed)
         if keys is None:
             keys = [inst.key for inst in source.instances(unit.seed)]
@@ -97,11 +102,14 @@ def _keys(unit: Unit) -> tuple[tuple[str, ...], str | None]:
 def plan(config: ExperimentConfig) -> list[PlannedUnit]:
     """Every unit of `config` with all its runs, in config order."""
     ids = RunIds(config)
+    registry = source_registry()
+    sources: dict[tuple[str, int], Any] = {}
     planned = []
     for unit in expand(config):
-        keys, unavailable = _keys(unit)
-        templates = [ids.template(unit, cell) for cell in unit.cells]
-        run_ids = tuple(RunIds.make(t, key) for key in keys for t in templates)
+        keys, unavailable = _keys(unit, sources, registry)
+        templates = ids.templates(unit)
+        make = RunIds.make_encoded
+        run_ids = tuple(make(t, key_json) for key_json in map(json.dumps, keys) for t in templates)
         planned.append(PlannedUnit(unit, keys, run_ids, unavailable))
     return planned
 

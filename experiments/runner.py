@@ -182,6 +182,6 @@ def _execute(config: ExperimentConfig, pending: list[PlannedUnit], executor: Exe
 
     task = functools.partial(run_chunk, config, dict(prov))
     with executor, console.bar(total, config.name) as bar:
-        for rows in executor.map(task, chunks(pending)):
+        for rows in executor.map(task, chunks(pending, executor.chunk_runs)):
             store.append(rows)
             bar.update(len(rows))

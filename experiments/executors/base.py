@@ -60,14 +60,18 @@ class Executor:
 
     Args:
         workers: Parallel workers (processes or Dask workers); ignored by serial.
+        chunk_runs: Runs per chunk (see `chunks`).
     """
 
     name: ClassVar[str] = ""
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, chunk_runs: int = CHUNK_RUNS) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+        if isinstance(chunk_runs, bool) or not isinstance(chunk_runs, int) or chunk_runs < 1:
+            raise ValueError(f"chunk_runs must be an int >= 1, got {chunk_runs!r}")
         self.workers = workers
+        self.chunk_runs = chunk_runs
 
     def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
         """Run `task` on every chunk of `work`, yielding results in completion order.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .base import Chunk, Executor, Task
+from .base import CHUNK_RUNS, Chunk, Executor, Task
 
 __all__ = ["DaskExecutor", "import_distributed"]
 
@@ -33,6 +33,7 @@ class DaskExecutor(Executor):
         scheduler: Address of a running scheduler, e.g. ``tcp://10.0.0.5:8786``; None starts a
             `distributed.LocalCluster` with `workers` single-threaded worker processes.
         inflight: Chunks in flight at once (default: twice the cluster's worker threads).
+        chunk_runs: Runs per chunk.
 
     Raises:
         ImportError: Dask distributed is not installed (the message names the extra).
@@ -40,8 +41,9 @@ class DaskExecutor(Executor):
 
     name = "dask"
 
-    def __init__(self, workers: int = 1, scheduler: str | None = None, inflight: int | None = None) -> None:
-        super().__init__(workers)
+    def __init__(self, workers: int = 1, scheduler: str | None = None, inflight: int | None = None,
+                 chunk_runs: int = CHUNK_RUNS) -> None:
+        super().__init__(workers, chunk_runs)
         self.scheduler = scheduler
         self._inflight = inflight
         self._cluster = None

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-from .base import Chunk, Executor, Task
+from .base import CHUNK_RUNS, Chunk, Executor, Task
 
 __all__ = ["Serial", "Processes"]
 
@@ -20,8 +20,8 @@ class Serial(Executor):
 
     name = "serial"
 
-    def __init__(self, workers: int = 1) -> None:
-        super().__init__(1)
+    def __init__(self, workers: int = 1, chunk_runs: int = CHUNK_RUNS) -> None:
+        super().__init__(1, chunk_runs)
 
     def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
         for chunk in work:
@@ -34,8 +34,8 @@ class Processes(Executor):
 
     name = "processes"
 
-    def __init__(self, workers: int = 1) -> None:
-        super().__init__(workers)
+    def __init__(self, workers: int = 1, chunk_runs: int = CHUNK_RUNS) -> None:
+        super().__init__(workers, chunk_runs)
         self._pool: ProcessPoolExecutor | None = None
 
     def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:

@@ -1,0 +1,121 @@
+"""Executors: serial, processes and Dask give the same rows; a Dask worker killed mid-run loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from packbench.experiments.config import parse_config
+from packbench.experiments.executors import CHUNK_RUNS, Processes, Serial, chunks, make_executor
+from packbench.experiments.plan import plan
+from packbench.experiments.runner import TIMING_COLUMNS, run_experiment
+from packbench.experiments.storage import RunStore
+
+NOT_RESULTS = set(TIMING_COLUMNS) | {"git_commit", "git_dirty"}
+
+CONFIG = {
+    "name": "ex", "seeds": [0, 1, 2], "repeats": 1, "budgets": [0.3, 0.6], "near_dup": [0.8, "off"],
+    "orders": ["original", "lost_in_middle"], "reference": "exact_dp",
+    "sources": [{"name": "pisinger", "n": 10, "R": 100}, {"name": "retrieval", "n": 10, "len_median": 30,
+                                                           "instances": 2}],
+    "strategies": [{"name": "greedy"}, {"name": "exact_dp"}], "plots": [],
+}
+
+
+def results(out):
+    return {r["run_id"]: {k: v for k, v in r.items() if k not in NOT_RESULTS} for r in RunStore(out).load()}
+
+
+def test_chunks_cover_every_pending_run_once_in_bounded_pieces():
+    planned = plan(parse_config(CONFIG))
+    pieces = list(chunks(planned, 7))
+    ids = [run.run_id for chunk in pieces for pu in chunk for run in pu.runs()]
+    assert sorted(ids) == sorted(rid for pu in planned for rid in pu.run_ids)
+    assert all(sum(len(pu) for pu in chunk) <= 7 for chunk in pieces)
+    assert list(chunks(planned)) and CHUNK_RUNS >= 1
+    with pytest.raises(ValueError, match="chunk size"):
+        list(chunks(planned, 0))
+
+
+def test_unknown_executor_and_misplaced_scheduler_are_named():
+    with pytest.raises(ValueError, match="unknown executor 'spark'; valid: serial, processes, dask"):
+        make_executor("spark")
+    with pytest.raises(ValueError, match="--scheduler is only for --executor dask"):
+        make_executor("processes", 2, "tcp://localhost:8786")
+
+
+def test_dask_extra_missing_names_the_extra(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError("No module named 'distributed'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(ImportError, match=r"pip install 'packbench\[dask\]'"):
+        make_executor("dask", 2)
+
+
+def test_serial_processes_and_dask_give_identical_rows_and_dask_resumes(tmp_path):
+    pytest.importorskip("distributed")
+    from packbench.experiments.executors.dask import DaskExecutor
+
+    cfg = parse_config(CONFIG)
+    run_experiment(cfg, tmp_path / "serial", executor=Serial(), progress=False)
+    run_experiment(cfg, tmp_path / "proc", executor=Processes(2, chunk_runs=16), progress=False)
+    # the Dask run resumes a directory holding the first 40 rows (and a half-written 41st)
+    lines = (tmp_path / "serial" / "runs.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "dask").mkdir()
+    (tmp_path / "dask" / "runs.jsonl").write_bytes(b"".join(lines[:40]) + lines[40][:30])
+    manifest = run_experiment(cfg, tmp_path / "dask", executor=DaskExecutor(2, chunk_runs=16), progress=False)
+    serial = results(tmp_path / "serial")
+    assert len(serial) == manifest["runs_total"] > 100
+    assert results(tmp_path / "proc") == serial
+    assert results(tmp_path / "dask") == serial
+    assert manifest["runs_resumed"] == 40 and manifest["runs_dropped_partial_lines"] == 1
+    assert manifest["executor"] == "dask" and manifest["status_counts"] == {"ok": len(serial)}
+
+
+def test_a_dask_worker_killed_mid_run_loses_and_duplicates_no_row(tmp_path):
+    pytest.importorskip("distributed")
+    from packbench.experiments.executors.dask import DaskExecutor
+
+    cfg = parse_config({**CONFIG, "name": "kill", "seeds": list(range(12)),
+                        "sources": [{"name": "pisinger", "n": 40, "R": 1000, "cls": "strongly_correlated"}],
+                        "strategies": ["greedy", "exact_dp", "prefix"]})
+    executor = DaskExecutor(2, chunk_runs=4)
+    pids = list(executor.client.run(os.getpid).values())
+    assert len(pids) == 2
+    out = tmp_path / "kill"
+    result: dict = {}
+
+    def run():
+        try:
+            result["manifest"] = run_experiment(cfg, out, executor=executor, progress=False)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            result["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not (out / "runs.jsonl").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert thread.is_alive()
+    written = len((out / "runs.jsonl").read_text().splitlines())
+    os.kill(pids[0], signal.SIGKILL)  # one worker process dies mid-run
+    assert written < sum(len(pu.run_ids) for pu in plan(cfg))
+    thread.join(timeout=300)
+    assert "error" not in result, result.get("error")
+    manifest = result["manifest"]
+    lines = (out / "runs.jsonl").read_text().splitlines()
+    ids = [json.loads(line)["run_id"] for line in lines]
+    assert len(ids) == len(set(ids)) == manifest["runs_total"] == sum(len(pu.run_ids) for pu in plan(cfg))
+    assert manifest["status"] == "complete"
