@@ -44,6 +44,7 @@ def _paths(monkeypatch, path):
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
     elif path == "bnb":  # branch and bound proves, then the canonical step re-reduces and runs the DP
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
+        monkeypatch.setattr(exact_module, "_MIN_SLICE", 30.0)  # time to prove even on a loaded machine
     elif path == "race":  # no memory for the first DP: CP-SAT and branch and bound race
         real = exact_module.dp_cost
         calls = []
