@@ -56,7 +56,8 @@ def panel_grid(n_panels: int, title: str, cols: int = 3, size: tuple[float, floa
 
     cols = max(1, min(cols, n_panels))
     rows = max(1, math.ceil(n_panels / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
+    # At least 9 inches wide, so a one-panel figure still fits its title and the legend below.
+    fig, axes = plt.subplots(rows, cols, figsize=(max(9.0, size[0] * cols), size[1] * rows), squeeze=False)
     flat = [ax for row in axes for ax in row]
     for ax in flat[n_panels:]:
         ax.set_visible(False)
