@@ -338,6 +338,10 @@ def test_the_runner_records_a_peer_overflow_and_the_summary_counts_it(tmp_path, 
     assert float(summary["haystack_litm"]["budget_violations"]) == 1
     assert float(summary["haystack_litm"]["over_tokens_max"]) == 40
     assert float(summary["haystack_litm_tokens"]["budget_violations"]) == 0
+    # The overflowing peer scores higher, but the report never recommends a packing over the budget.
+    assert float(summary["haystack_litm"]["ratio_mean"]) > float(summary["haystack_litm_tokens"]["ratio_mean"])
+    text = (tmp_path / "out" / "summary.md").read_text()
+    assert "**haystack_litm_tokens**" in text and "**haystack_litm**" not in text
 
 
 def test_the_peers_config_runs_every_peer_next_to_packbench():
