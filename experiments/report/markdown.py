@@ -72,8 +72,9 @@ def summary_markdown(out: Path, name: str, df, rows: Sequence[Mapping[str, Any]]
     md.append(f"{len(rows):,} runs ({_status_line(df)}). For each source and budget (and dedupe threshold where "
               "it was swept): the **Pareto set** of strategies over quality (mean answer recall where the source has "
               "answer labels, else mean score ratio to the optimum) and p95 runtime, and the **recommended** one: "
-              f"the fastest of the set within {TOLERANCE} of the best quality (p95 runtimes within "
-              f"{LATENCY_TIE:g}x of each other count as equal; then the higher quality and score ratio win). Runtimes are the 95th percentile over "
+              f"the fastest of the set within {TOLERANCE} of the best quality (p95 runtimes within {LATENCY_TIE:g}x "
+              "of each other count as equal, then the higher quality and score ratio win; equal answer recall is "
+              "ranked by score ratio). Runtimes are the 95th percentile over "
               "the runs of each run's median wall time, on the machine in `manifest.json`.\n")
     md.append(_decision_table(cells))
     data = _data_lines(out, df)

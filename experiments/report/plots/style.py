@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["strategy_style", "panel_grid", "save", "empty_figure", "legend_below", "dodge", "log_axis"]
+__all__ = ["strategy_style", "series_styles", "panel_grid", "save", "empty_figure", "legend_below", "dodge", "log_axis"]
 
 _MARKERS = "os^vDP*Xhp<>d"
 
@@ -32,6 +32,15 @@ def strategy_style(labels: Iterable[str]) -> dict[str, dict[str, Any]]:
     colours = _colours()
     return {lab: {"color": colours[k % len(colours)], "marker": _MARKERS[k % len(_MARKERS)]}
             for k, lab in enumerate(sorted(set(labels)))}
+
+
+def series_styles(n: int) -> list[dict[str, Any]]:
+    """`n` distinct line styles: a colour each up to 20; series past the tenth are also dashed, since
+    some tab20b hues resemble tab10's."""
+    colours = _colours()
+    dashes = ("-", "--", ":")
+    return [{"color": colours[k % len(colours)], "marker": _MARKERS[k % len(_MARKERS)],
+             "linestyle": dashes[(k // 10) % len(dashes)]} for k in range(n)]
 
 
 def dodge(k: int, n: int, width: float = 0.5) -> float:
