@@ -125,8 +125,10 @@ def _decide(source: str, budget: str, near_dup: str | None, part) -> Decision:
     has_recall = "answer_recall_mean" in part and part["answer_recall_mean"].notna().any()
     quality_col, quality_name = (("answer_recall_mean", "answer recall") if has_recall
                                  else ("ratio_mean", "score ratio"))
+    # A strategy that went over the budget (a peer's own overflow) is never recommended: it wins by cheating.
+    within = part["budget_violations"].fillna(0) == 0 if "budget_violations" in part else True
     eligible = part[(part["ok"] + part["timeout"] == part["runs"]) & part[quality_col].notna()
-                    & part["runtime_p95_ms"].notna()]
+                    & part["runtime_p95_ms"].notna() & within]
     excluded = tuple(sorted(set(part["strategy"]) - set(eligible["strategy"])))
     cands = tuple(Candidate(str(r.strategy), float(getattr(r, quality_col)), float(r.runtime_p95_ms),
                             float(r.ratio_mean), float(r.ratio_worst), r.ratio_kind, int(r.timeout))

@@ -25,7 +25,7 @@ def _decision_table(cells: Sequence[Decision]) -> str:
         budget = budget_text(d.budget) + ("" if d.near_dup is None else
                                           f", no dedupe" if d.near_dup == "off" else f", dedupe {d.near_dup}")
         front = ", ".join(f"{c.strategy} ({c.quality:.3f}, {_ms(c.p95_ms)})" for c in d.front) or "none"
-        why = d.why + (f"; not compared (runs skipped or failed): {', '.join(d.excluded)}" if d.excluded else "")
+        why = d.why + (f"; not compared (runs skipped, failed or over the budget): {', '.join(d.excluded)}" if d.excluded else "")
         pick = f"**{d.pick.strategy}**" if d.pick else "none"
         lines.append(f"| {d.source} | {budget} | {d.quality_name} | {front} | {pick} | {why} |")
     return "\n".join(lines) + "\n"
