@@ -13,7 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pack": ("packbench.experiments.commands.pack", "pack a JSONL file of items and print the packing as JSON"),
     "run": ("packbench.experiments.commands.run", "run or resume an experiment config (default configs/default.toml)"),
     "report": ("packbench.experiments.commands.report", "re-derive summary.csv, summary.md and plots from runs.jsonl"),
-    "list": ("packbench.experiments.commands.list", "list strategies, orders, families and corpora with their parameters"),
+    "list": ("packbench.experiments.commands.list", "list every layer (strategies, orders, fills, dedupe, sources) with parameters"),
     "claims": ("packbench.experiments.commands.claims", "check every approximation claim and write results/claims/"),
     "bench": ("packbench.experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
     "gate": ("packbench.experiments.commands.gate", "compare a config's results with committed ones; exit 1 on a regression"),

@@ -307,3 +307,45 @@ def test_pyversity_diversifies_away_from_a_duplicate(method):
     assert sorted(res.ids) == ["a", "b"]
     # With no diversity it is the score order.
     assert sorted(pack(items, 20, None, strategy="pyversity", method="mmr", diversity=0.0).ids) == ["a", "a2"]
+
+
+# --- through the harness: the overflow is a row fact and a summary column ----------------------------
+
+def test_the_runner_records_a_peer_overflow_and_the_summary_counts_it(tmp_path, monkeypatch):
+    need("haystack", "peers-haystack")
+    import csv
+    import json
+
+    from packbench.experiments.config import parse_config
+    from packbench.experiments.runner import run_experiment
+
+    # Five words, ten tokens each document: the word threshold lets twice the budget through.
+    record = {"id": "q", "budget": 40, "candidates": [
+        {"id": f"d{k}", "text": "one two three four five", "score": 10 - k, "tokens": 10} for k in range(8)]}
+    (tmp_path / "c.jsonl").write_text(json.dumps(record) + "\n")
+    monkeypatch.chdir(tmp_path)
+    config = parse_config({"name": "overflow", "seeds": [0], "budgets": ["natural"], "near_dup": ["off"],
+                           "reference": "exact_dp", "sources": [{"name": "jsonl", "path": "c.jsonl"}],
+                           "strategies": [{"name": "haystack_litm"}, {"name": "haystack_litm_tokens"}]})
+    run_experiment(config, tmp_path / "out", progress=False)
+    rows = {r["strategy"]: r for r in map(json.loads, (tmp_path / "out" / "runs.jsonl").read_text().splitlines())}
+    over, exact = rows["haystack_litm"], rows["haystack_litm_tokens"]
+    assert over["status"] == "ok" and over["budget_violation"] is True and over["over_tokens"] == 40
+    assert len(over["chosen_ids"]) == 8 and over["tokens"] == 80  # what the peer chose, not cut
+    assert exact["budget_violation"] is False and exact["over_tokens"] == 0 and exact["tokens"] == 40
+    summary = {r["strategy"]: r for r in csv.DictReader((tmp_path / "out" / "summary.csv").open())}
+    assert float(summary["haystack_litm"]["budget_violations"]) == 1
+    assert float(summary["haystack_litm"]["over_tokens_max"]) == 40
+    assert float(summary["haystack_litm_tokens"]["budget_violations"]) == 0
+
+
+def test_the_peers_config_runs_every_peer_next_to_packbench():
+    from packbench.experiments.config import load_config
+    from packbench.experiments.provenance import REPO_ROOT
+
+    cfg = load_config(REPO_ROOT / "configs" / "peers.toml")
+    names = {s.name for s in cfg.strategies}
+    assert {cls.name for cls in PEER_STRATEGIES} <= names and {"exact", "greedy_best_single"} <= names
+    orders = {o.name for s in cfg.sources for o in s.orders or ()}
+    assert {cls.name for cls in PEER_ORDERS} | {"lost_in_middle"} <= orders
+    assert {s.name for s in cfg.sources} == {"traps", "nq_open", "conversation", "retrieval"}
