@@ -15,7 +15,7 @@ from packbench.algorithms import ORDERS, STRATEGIES, Item, pack
 from packbench.algorithms.peers import PEER_ORDERS, PEER_STRATEGIES, PeerUnavailableError
 from packbench.algorithms.peers.base import require
 from packbench.algorithms.strategies.base import Refused
-from packbench.algorithms.peers.embedding import hash_embed
+from packbench.algorithms.peers.embedding import item_vectors, text_vectors
 from packbench.algorithms.tokens import count_tokens
 
 
@@ -73,12 +73,13 @@ def test_list_marks_a_missing_peer(monkeypatch, capsys):
     assert "pyversity: " in out and "[skipped here: strategy 'pyversity' needs" in out
 
 
-def test_hash_embed_is_deterministic_and_unit_length():
-    a = hash_embed(["the river book", "the river book", "bananas are yellow", ""], dim=64)
-    assert (a[0] == a[1]).all() and abs((a[0] ** 2).sum() - 1) < 1e-12 and not a[3].any()
-    assert a[0] @ a[2] < 0.5
-    with pytest.raises(TypeError, match="not a single str"):
-        hash_embed("abc")
+def test_peers_use_the_items_embeddings_else_the_hashing_embedder():
+    a = text_vectors(["the river book", "the river book", "bananas are yellow"], dim=64)
+    assert (a[0] == a[1]).all() and abs((a[0] ** 2).sum() - 1) < 1e-12 and a[0] @ a[2] < 0.5
+    plain = [Item("x", "the river book", 1.0, 3), Item("y", "bananas are yellow", 1.0, 3)]
+    assert (item_vectors(plain, 64) == text_vectors(["the river book", "bananas are yellow"], 64)).all()
+    own = [Item("x", "t", 1.0, 1, embedding=(1.0, 0.0)), Item("y", "u", 1.0, 1, embedding=(0.0, 1.0))]
+    assert item_vectors(own).tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 
 # --- the contract every peer keeps (it may overflow, but then says so exactly) ----------------------
@@ -337,6 +338,10 @@ def test_the_runner_records_a_peer_overflow_and_the_summary_counts_it(tmp_path, 
     assert float(summary["haystack_litm"]["budget_violations"]) == 1
     assert float(summary["haystack_litm"]["over_tokens_max"]) == 40
     assert float(summary["haystack_litm_tokens"]["budget_violations"]) == 0
+    # The overflowing peer scores higher, but the report never recommends a packing over the budget.
+    assert float(summary["haystack_litm"]["ratio_mean"]) > float(summary["haystack_litm_tokens"]["ratio_mean"])
+    text = (tmp_path / "out" / "summary.md").read_text()
+    assert "**haystack_litm_tokens**" in text and "**haystack_litm**" not in text
 
 
 def test_the_peers_config_runs_every_peer_next_to_packbench():
