@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("packbench.experiments.commands.list", "list every layer (strategies, orders, fills, dedupe, sources) with parameters"),
     "claims": ("packbench.experiments.commands.claims", "check every approximation claim and write results/claims/"),
     "bench": ("packbench.experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
+    "gate": ("packbench.experiments.commands.gate", "compare a config's results with committed ones; exit 1 on a regression"),
 }
 
 

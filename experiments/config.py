@@ -199,6 +199,8 @@ class ExperimentConfig(BaseModel):
     dedupe: str = "exact"
     curve: str | list[float] = DEFAULT_CURVE
     plots: list[str] | None = None
+    # Tolerances of `packbench gate` (experiments/gate/tolerances.py); `run` does not read them.
+    gate: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -229,6 +231,13 @@ class ExperimentConfig(BaseModel):
     def _check_curve(cls, value: str | list[float]) -> str | list[float]:
         from .metrics import position_weights
         position_weights(value, 3)  # raises with the valid presets or the broken bound
+        return value
+
+    @field_validator("gate")
+    @classmethod
+    def _check_gate(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from .gate.tolerances import parse_tolerances
+        parse_tolerances(value, origin="gate")  # raises naming the key
         return value
 
     @field_validator("plots")

@@ -1,16 +1,7 @@
-"""Brute-force oracles shared by the tests."""
+"""Brute-force oracles shared by the tests: the project's one enumeration oracle, also used by the claims."""
 
 from __future__ import annotations
 
-import numpy as np
+from packbench.experiments.claims.core import brute_force_best
 
-
-def brute_force_best(scores, tokens, room) -> float:
-    """Best total score of any subset within `room` (negative scores never help)."""
-    n = len(scores)
-    if n == 0:
-        return 0.0
-    masks = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
-    w = masks @ np.asarray(tokens, dtype=np.int64)
-    v = masks @ np.asarray(scores, dtype=float)
-    return float(max(0.0, v[w <= room].max()))
+__all__ = ["brute_force_best"]

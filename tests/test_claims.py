@@ -17,11 +17,11 @@ from packbench.experiments.claims import MEASURES, ClaimViolation, rerun, run_cl
 from packbench.experiments.claims import run as run_module
 from packbench.experiments.claims.adversarial import SearchSpace, adversarial_search
 from packbench.experiments.claims.checks import GroupOutput, Settings, claim_row
-from packbench.experiments.claims.core import (Case, brute_force_optimum, case_from_json, case_to_json, derive_rng,
-                                     items_of, strategy_value)
-from packbench.experiments.claims.knapsack import best_single_then_fill_value, greedy_family, single_fill_family
-from packbench.experiments.claims.mmr import mmr_optimum, mmr_sequence_value, relevance_and_similarity
-from packbench.experiments.claims.submodular import TEXT_POOL, objective_for, submodular_optimum
+from packbench.experiments.claims.core import (TEXT_POOL, Case, brute_force_optimum, case_from_json, case_to_json,
+                                               derive_rng, items_of, measure, strategy_value)
+from packbench.experiments.claims.groups.knapsack import best_single_then_fill_value, greedy_family, single_fill_family
+from packbench.experiments.claims.groups.mmr import mmr_optimum, mmr_sequence_value, relevance_and_similarity
+from packbench.experiments.claims.groups.submodular import objective_for, submodular_optimum
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_report_has_no_machine_paths(quick_run):
 def _planted_wrong_bound(settings: Settings) -> GroupOutput:
     out = GroupOutput()
     # Plain density greedy claimed >= 1/2: false, and the search alone (no family) must find out.
-    claim_row("X", "greedy >= 1/2 (planted, false)", "test", "greedy/optimum", {}, [],
+    claim_row("X", "greedy >= 1/2 (planted, false)", "test", MEASURES["greedy/optimum"], {}, [],
               SearchSpace(n_max=6, budget_max=30), settings, bound=0.5, bound_text=">= 1/2", out=out)
     return out
 
@@ -100,6 +100,7 @@ def test_planted_wrong_bound_raises_after_writing_the_report(tmp_path):
 
 
 def test_planted_fake_strategy_makes_the_cli_exit_nonzero(tmp_path, monkeypatch, capsys):
+    @measure("fake")
     def first_fit_only(case, params):
         fits = [it.score for it in case.items if it.tokens <= case.budget]
         opt = brute_force_optimum(case)
@@ -107,7 +108,7 @@ def test_planted_fake_strategy_makes_the_cli_exit_nonzero(tmp_path, monkeypatch,
 
     def group(settings: Settings) -> GroupOutput:
         out = GroupOutput()
-        claim_row("fake", "first fitting item >= 1/2 (planted)", "test", "fake", {},
+        claim_row("fake", "first fitting item >= 1/2 (planted)", "test", first_fit_only, {},
                   [("two items", Case(items_of([1, 10], [1, 1]), 2), None)], None, settings,
                   bound=0.5, bound_text=">= 1/2", out=out)
         return out
@@ -123,7 +124,7 @@ def test_family_that_misses_its_formula_is_a_violation(tmp_path):
     def group(settings: Settings) -> GroupOutput:
         out = GroupOutput()
         wrong = [(lbl, case, exp / 2) for lbl, case, exp in greedy_family([10, 100])]
-        claim_row("Y", "greedy gives 1/W (planted wrong formula)", "test", "greedy/optimum", {}, wrong, None,
+        claim_row("Y", "greedy gives 1/W (planted wrong formula)", "test", MEASURES["greedy/optimum"], {}, wrong, None,
                   settings, bound=None, bound_text="none", out=out)
         return out
 
@@ -206,3 +207,11 @@ def test_negative_seed_is_an_error_naming_the_option(tmp_path, capsys):
     assert cli.main(["claims", "--quick", "--seed", "-1", "--out", str(tmp_path)]) == 2
     assert "packbench claims: error: --seed must be >= 0, got -1" in capsys.readouterr().err
     assert not (tmp_path / "claims.md").exists()
+
+
+def test_progress_names_each_group_when_it_starts_and_ends(tmp_path):
+    lines = []
+    run_claims(tmp_path, quick=True, groups={"planted": lambda s: GroupOutput(), "other": lambda s: GroupOutput()},
+               progress=lines.append)
+    assert lines[0] == "[1/2] planted ..." and lines[1].startswith("[1/2] planted: 0 claims, 0 violated (")
+    assert lines[3].startswith("[2/2] other: 0 claims")

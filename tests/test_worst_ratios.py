@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from packbench.algorithms.strategies.submodular import SubmodularObjective
-from packbench.experiments.worst_ratios import knapsack_optimum, main, random_instance, subset_masks, submodular_optimum
+from packbench.experiments.claims.worst_ratios import knapsack_optimum, main, random_instance, subset_masks, submodular_optimum
 from tests.oracles import brute_force_best
 
 
@@ -14,7 +14,7 @@ from tests.oracles import brute_force_best
 def test_vectorised_optima_match_brute_force(seed):
     items, room, _ = random_instance(np.random.default_rng(seed), 8)
     masks = subset_masks(len(items))
-    assert knapsack_optimum(items, room, masks) == pytest.approx(
+    assert knapsack_optimum(items, room) == pytest.approx(
         brute_force_best([i.score for i in items], [i.tokens for i in items], room))
     f = SubmodularObjective(items, lam=0.5)
     best = max(f.value(s) for m in range(len(items) + 1) for s in itertools.combinations(range(len(items)), m)

@@ -2,14 +2,15 @@
 
 A *measure* maps (case, params) to (value, reference) and the ratio is
 value / reference: for an approximation claim the heuristic's value over the
-exact optimum. Measures are looked up by name in `experiments.claims.measures`
-so that a saved instance names the measure that re-runs it.
+exact optimum. Groups pass their measure functions (named with
+`core.measure`); a saved instance records the name, which
+`experiments.claims.measures` maps back to the function.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,24 +77,17 @@ def make_record(claim: str, measure: str, params: Mapping[str, Any], case: Case,
     return rec
 
 
-def _measure(name: str):
-    from .measures import MEASURES
-
-    return MEASURES[name]
-
-
-def search(claim: str, measure: str, params: Mapping[str, Any], space: SearchSpace,
+def search(claim: str, measure: Callable, params: Mapping[str, Any], space: SearchSpace,
            settings: Settings) -> SearchResult:
     """The seeded adversarial search minimising the measure's ratio."""
-    fn = _measure(measure)
-    return adversarial_search(lambda case: fn(case, params), space, derive_rng(settings.seed, f"{claim}:{measure}"),
+    rng = derive_rng(settings.seed, f"{claim}:{measure.measure_name}")
+    return adversarial_search(lambda case: measure(case, params), space, rng,
                               settings.restarts, settings.steps, settings.samples)
 
 
-def _family_ratios(measure: str, params: Mapping[str, Any], family: Sequence[tuple[str, Case, float | None]]
+def _family_ratios(fn: Callable, params: Mapping[str, Any], family: Sequence[tuple[str, Case, float | None]]
                    ) -> tuple[list[tuple[str, Case, float, float]], list[str]]:
     """Evaluate the family; also list the members whose ratio is not the formula's value."""
-    fn = _measure(measure)
     out, mismatch = [], []
     for label, case, expected in family:
         value, ref = fn(case, params)
@@ -124,7 +118,7 @@ class GroupOutput:
     sections: list[str] = field(default_factory=list)
 
 
-def claim_row(claim: str, statement: str, source: str, measure: str, params: Mapping[str, Any],
+def claim_row(claim: str, statement: str, source: str, measure: Callable, params: Mapping[str, Any],
               family: Sequence[tuple[str, Case, float | None]], space: SearchSpace | None, settings: Settings,
               *, bound: float | None, bound_text: str, note: str = "",
               out: GroupOutput | None = None) -> ClaimResult:
@@ -139,7 +133,7 @@ def claim_row(claim: str, statement: str, source: str, measure: str, params: Map
         claim: Row id.
         statement: The claim in one sentence.
         source: Author, year, theorem.
-        measure: Name in `MEASURES`.
+        measure: A measure function named with `core.measure`.
         params: Passed to the measure (and saved with each instance).
         family: (label, case, formula value or None) members of the textbook family.
         space: Where the adversarial search looks, or None for no search.
@@ -163,7 +157,7 @@ def claim_row(claim: str, statement: str, source: str, measure: str, params: Map
         label, case, value, ref = min(rows, key=lambda r: r[2] / r[3])
         family_text = f"{fmt(value / ref)} ({label})"
         records.append((value / ref, _slug(claim, "family"),
-                        make_record(claim, measure, params, case, value, ref, f"family {label}")))
+                        make_record(claim, measure.measure_name, params, case, value, ref, f"family {label}")))
         if bound is None:
             expected = [e for _, _, e in family]
             if None in expected or not all(b < a for a, b in zip(expected, expected[1:])):
@@ -173,10 +167,10 @@ def claim_row(claim: str, statement: str, source: str, measure: str, params: Map
         tried += result.tried
         search_text = f"{fmt(result.ratio)} (n={result.case.n}, budget={result.case.budget})"
         records.append((result.ratio, _slug(claim, "search"),
-                        make_record(claim, measure, params, result.case, result.value, result.optimum,
+                        make_record(claim, measure.measure_name, params, result.case, result.value, result.optimum,
                                     "adversarial search")))
         if out is not None:
-            out.searches.append((f"{claim} {measure}", result))
+            out.searches.append((f"{claim} {measure.measure_name}", result))
     worst, fname, _ = min(records, key=lambda r: r[0])
     if bound is not None and below(worst, bound):
         problems.append(f"ratio {fmt(worst)} below the bound {bound_text}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -23,12 +23,52 @@ import numpy as np
 from packbench.algorithms import Item
 from packbench.algorithms.items import Problem
 
-__all__ = ["TOL", "Case", "ClaimResult", "ClaimViolation", "HOLDS", "VIOLATED", "NOT_APPLICABLE",
-           "brute_force_optimum", "subset_masks", "case_from_json", "case_to_json", "run_strategy",
-           "strategy_value", "derive_rng", "below", "items_of"]
+__all__ = ["TOL", "Case", "ClaimResult", "ClaimViolation", "HOLDS", "VIOLATED", "NOT_APPLICABLE", "VERDICTS",
+           "brute_force_best", "brute_force_optimum", "subset_masks", "case_from_json", "case_to_json",
+           "run_strategy", "strategy_value", "derive_rng", "below", "items_of", "measure", "measure_table",
+           "TEXT_POOL"]
 
 TOL = 1e-9
+# A claim row's verdict: the claimed bound held on everything tried, was broken, or the claim does not
+# apply to what this run can check (e.g. a group whose optional dependency is missing).
 HOLDS, VIOLATED, NOT_APPLICABLE = "holds", "violated", "not applicable"
+VERDICTS = (HOLDS, VIOLATED, NOT_APPLICABLE)
+
+# Texts sharing word trigrams to different degrees, so coverage and redundancy matter (the
+# submodular and MMR searches draw from it).
+TEXT_POOL = (
+    "refund window is thirty days from delivery",
+    "refund window is thirty days from purchase",
+    "the refund window is thirty days",
+    "shipping is free on orders over fifty dollars",
+    "shipping is free on all orders",
+    "warranty lasts one year from delivery",
+    "warranty lasts two years from delivery",
+    "returns need a receipt and the original box",
+    "returns need a receipt",
+    "support is open every day from nine to five",
+    "support is open on weekdays from nine to five",
+    "gift cards never expire and cannot be refunded",
+)
+
+Measure = Callable[..., "tuple[float, float] | None"]
+
+
+def measure(name: str) -> Callable[[Measure], Measure]:
+    """Decorator naming a measure ``(case, params) -> (value, reference) | None``.
+
+    The name is what a saved instance records so that `measures.rerun` finds
+    the function again; it is written once, here on the function.
+    """
+    def mark(fn: Measure) -> Measure:
+        fn.measure_name = name
+        return fn
+    return mark
+
+
+def measure_table(*fns: Measure) -> dict[str, Measure]:
+    """Name -> measure for named measures (see `measure`)."""
+    return {fn.measure_name: fn for fn in fns}
 
 
 class ClaimViolation(RuntimeError):
@@ -104,19 +144,35 @@ def subset_masks(n: int) -> np.ndarray:
     return masks
 
 
-def brute_force_optimum(case: Case) -> float:
-    """Best total score of a subset within the budget, by enumerating all subsets.
+def brute_force_best(scores: Sequence[float], tokens: Sequence[int], room: int) -> float:
+    """Best total score of any subset within `room` tokens, by enumerating all subsets.
+
+    The one brute-force knapsack oracle of the project: the claims and the
+    tests (tests/oracles.py) both use it. Negative scores never help (the
+    empty set scores 0).
 
     Raises:
-        ValueError: More than 16 items (enumeration would be too large).
+        ValueError: More than 20 items (2**n subsets would not fit in memory).
+    """
+    n = len(scores)
+    if n > 20:
+        raise ValueError(f"brute force needs n <= 20 items, got {n}")
+    if n == 0:
+        return 0.0
+    masks = subset_masks(n)
+    feasible = masks @ np.asarray(tokens, dtype=float) <= room
+    return float(max(0.0, np.max(np.where(feasible, masks @ np.asarray(scores, dtype=float), 0.0))))
+
+
+def brute_force_optimum(case: Case) -> float:
+    """`brute_force_best` of a case's items and budget.
+
+    Raises:
+        ValueError: More than 16 items (the claims keep enumeration small).
     """
     if case.n > 16:
         raise ValueError(f"brute force needs n <= 16 items, got {case.n}")
-    masks = subset_masks(case.n)
-    scores = np.array([it.score for it in case.items], dtype=float)
-    tokens = np.array([it.tokens for it in case.items], dtype=float)
-    feasible = masks @ tokens <= case.budget
-    return float(np.max(np.where(feasible, masks @ np.maximum(scores, 0.0), 0.0)))
+    return brute_force_best([it.score for it in case.items], [it.tokens for it in case.items], case.budget)
 
 
 def run_strategy(name: str, case: Case, **params: Any) -> list[int]:

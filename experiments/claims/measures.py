@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .core import case_from_json
-from .knapsack import KNAPSACK_MEASURES
-from .mmr import MMR_MEASURES
-from .submodular import SUBMODULAR_MEASURES
+from .groups.knapsack import KNAPSACK_MEASURES
+from .groups.mmr import MMR_MEASURES
+from .groups.submodular import SUBMODULAR_MEASURES
 
 __all__ = ["MEASURES", "rerun"]
 

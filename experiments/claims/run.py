@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from .checks import GroupOutput, Settings
 from .core import VIOLATED, ClaimResult, ClaimViolation
-from .knapsack import knapsack_claims
-from .minhash import minhash_claims
-from .mmr import mmr_claims
-from .positions import positions_claims
+from .groups.knapsack import knapsack_claims
+from .groups.minhash import minhash_claims
+from .groups.mmr import mmr_claims
+from .groups.positions import positions_claims
 from .report import write_report
-from .submodular import submodular_claims
+from .groups.submodular import submodular_claims
 
 __all__ = ["GROUPS", "run_claims"]
 
@@ -26,7 +27,8 @@ GROUPS: dict[str, Callable[[Settings], GroupOutput]] = {
 
 
 def run_claims(out: Path, quick: bool = False, seed: int = 0,
-               groups: Mapping[str, Callable[[Settings], GroupOutput]] | None = None) -> list[ClaimResult]:
+               groups: Mapping[str, Callable[[Settings], GroupOutput]] | None = None,
+               progress: Callable[[str], None] | None = None) -> list[ClaimResult]:
     """Check every claim, write the report under `out`, then raise if any claim was violated.
 
     Args:
@@ -34,6 +36,7 @@ def run_claims(out: Path, quick: bool = False, seed: int = 0,
         quick: Quick (CI) mode: fewer and smaller searches.
         seed: Run seed; the same seed gives the same rows.
         groups: Claim groups to run (default `GROUPS`); tests pass planted ones.
+        progress: Called with a line when each group starts and when it ends (its rows, verdicts, time).
 
     Returns:
         The rows, when every claim holds or is not applicable.
@@ -43,8 +46,16 @@ def run_claims(out: Path, quick: bool = False, seed: int = 0,
     """
     settings = Settings.for_mode(quick, seed)
     merged = GroupOutput()
-    for make in (GROUPS if groups is None else groups).values():
+    todo = GROUPS if groups is None else groups
+    for pos, (name, make) in enumerate(todo.items(), 1):
+        if progress:
+            progress(f"[{pos}/{len(todo)}] {name} ...")
+        start = time.perf_counter()
         got = make(settings)
+        if progress:
+            bad = sum(r.verdict == VIOLATED for r in got.rows)
+            progress(f"[{pos}/{len(todo)}] {name}: {len(got.rows)} claims, {bad} violated "
+                     f"({time.perf_counter() - start:.1f} s)")
         merged.rows += got.rows
         merged.plots += got.plots
         merged.searches += got.searches

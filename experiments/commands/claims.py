@@ -20,15 +20,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     # Imported here so `packbench --help` stays fast.
     from packbench.experiments.claims import ClaimViolation, run_claims
+    from packbench.experiments.claims.core import HOLDS, NOT_APPLICABLE
 
     if args.seed < 0:  # numpy's own message ("expected non-negative integer") names no option
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     try:
-        rows = run_claims(args.out, quick=args.quick, seed=args.seed)
+        rows = run_claims(args.out, quick=args.quick, seed=args.seed,
+                          progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
     except ClaimViolation as exc:
         print(f"packbench claims: CLAIM VIOLATED: {exc}", file=sys.stderr)
         return 1
-    counts = {v: sum(r.verdict == v for r in rows) for v in ("holds", "not applicable")}
-    print(f"{len(rows)} claims: {counts['holds']} hold, {counts['not applicable']} not applicable; "
+    counts = {v: sum(r.verdict == v for r in rows) for v in (HOLDS, NOT_APPLICABLE)}
+    print(f"{len(rows)} claims: {counts[HOLDS]} hold, {counts[NOT_APPLICABLE]} not applicable; "
           f"report: {args.out / 'claims.md'}")
     return 0

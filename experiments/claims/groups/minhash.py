@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .checks import GroupOutput, PlotSpec, Settings
-from .core import HOLDS, VIOLATED, ClaimResult, derive_rng
+from ..checks import GroupOutput, PlotSpec, Settings
+from ..core import HOLDS, VIOLATED, ClaimResult, derive_rng
 
 __all__ = ["jaccard_pairs", "std_experiment", "lsh_experiment", "minhash_claims"]
 

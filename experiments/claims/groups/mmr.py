@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .adversarial import SearchSpace
-from .checks import GroupOutput, Settings, claim_row
-from .core import Case, items_of, subset_masks
-from .submodular import TEXT_POOL
+from ..adversarial import SearchSpace
+from ..checks import GroupOutput, Settings, claim_row
+from ..core import TEXT_POOL, Case, items_of, measure, measure_table, subset_masks
 
 __all__ = ["relevance_and_similarity", "mmr_sequence_value", "mmr_optimum", "mmr_claims", "MMR_MEASURES"]
 
@@ -85,6 +84,7 @@ def mmr_optimum(case: Case, lam: float) -> float:
     return float(max(0.0, np.max(np.where(feasible, values, -np.inf))))
 
 
+@measure("mmr/optimum of its objective")
 def _mmr(case: Case, params: Mapping[str, Any]):
     from packbench.algorithms.items import Problem
     from packbench.algorithms.strategies.mmr import MMR
@@ -100,7 +100,7 @@ def _mmr(case: Case, params: Mapping[str, Any]):
     return (mmr_sequence_value(order, rel, sim, lam), opt) if opt >= MIN_OPTIMUM * lam else None
 
 
-MMR_MEASURES = {"mmr/optimum of its objective": _mmr}
+MMR_MEASURES = measure_table(_mmr)
 
 
 def mmr_claims(settings: Settings) -> GroupOutput:
@@ -113,7 +113,7 @@ def mmr_claims(settings: Settings) -> GroupOutput:
                                            [f"doc{k}" for k in range(w + 1)]), w), 1 / (0.99 * w)) for w in ws]
         claim_row(f"6 lam={lam:g}", f"MMR (lam={lam:g}) has no approximation guarantee for its own objective F: "
                   "budget W, one item (1, W) and W items (0.99, 1), no overlap, give 1/(0.99 W).", SOURCE,
-                  "mmr/optimum of its objective", {"lam": lam}, family, SPACE, settings, bound=None,
+                  _mmr, {"lam": lam}, family, SPACE, settings, bound=None,
                   bound_text="none (1/(0.99W) -> 0)", out=out,
                   note="F = sum of MMR values along the pick order; optimum = best F over feasible sets in "
                        "their best order (exhaustive subset DP); a negative ratio means MMR ended with F < 0: it "

@@ -18,9 +18,9 @@ import numpy as np
 from packbench.algorithms.bounds import dantzig_bound
 from packbench.algorithms.strategies.greedy import density_order, greedy_fill
 
-from .adversarial import SearchSpace
-from .checks import GroupOutput, PlotSpec, Settings, claim_row
-from .core import Case, brute_force_optimum, derive_rng, items_of, strategy_value
+from ..adversarial import SearchSpace
+from ..checks import GroupOutput, PlotSpec, Settings, claim_row
+from ..core import Case, brute_force_optimum, derive_rng, items_of, measure, measure_table, strategy_value
 
 __all__ = ["exact_optimum", "best_single_value", "best_single_then_fill_value", "knapsack_claims",
            "KNAPSACK_MEASURES", "fptas_timing"]
@@ -60,31 +60,38 @@ def _ratio_or_none(value: float, ref: float) -> tuple[float, float] | None:
     return (value, ref) if ref > 0 else None
 
 
+@measure("greedy/optimum")
 def _greedy(case: Case, params: Mapping[str, Any]):
     return _ratio_or_none(strategy_value("greedy", case), exact_optimum(case))
 
 
+@measure("max(greedy, best single)/optimum")
 def _textbook(case: Case, params: Mapping[str, Any]):
     return _ratio_or_none(max(strategy_value("greedy", case), best_single_value(case)), exact_optimum(case))
 
 
+@measure("greedy_best_single/optimum")
 def _greedy_best_single(case: Case, params: Mapping[str, Any]):
     return _ratio_or_none(strategy_value("greedy_best_single", case), exact_optimum(case))
 
 
+@measure("greedy_best_single/max(greedy, best single)")
 def _dominance(case: Case, params: Mapping[str, Any]):
     textbook = max(strategy_value("greedy", case), best_single_value(case))
     return _ratio_or_none(strategy_value("greedy_best_single", case), textbook)
 
 
+@measure("best_single_then_fill/optimum")
 def _single_then_fill(case: Case, params: Mapping[str, Any]):
     return _ratio_or_none(best_single_then_fill_value(case), exact_optimum(case))
 
 
+@measure("fptas/optimum")
 def _fptas(case: Case, params: Mapping[str, Any]):
     return _ratio_or_none(strategy_value("fptas", case, eps=params["eps"]), exact_optimum(case))
 
 
+@measure("(4n/eps+1)/fptas levels")
 def _fptas_levels(case: Case, params: Mapping[str, Any]):
     from packbench.algorithms.bounds import fitting_positive
     from packbench.algorithms.items import Problem
@@ -97,25 +104,18 @@ def _fptas_levels(case: Case, params: Mapping[str, Any]):
     return 4 * n / params["eps"] + 1, float(sel.info["levels"])
 
 
+@measure("dantzig_bound/optimum")
 def _dantzig_sound(case: Case, params: Mapping[str, Any]):
     return _ratio_or_none(dantzig_bound(case.items, case.budget), exact_optimum(case))
 
 
+@measure("optimum/dantzig_bound")
 def _dantzig_within_2(case: Case, params: Mapping[str, Any]):
     return _ratio_or_none(exact_optimum(case), dantzig_bound(case.items, case.budget))
 
 
-KNAPSACK_MEASURES = {
-    "greedy/optimum": _greedy,
-    "max(greedy, best single)/optimum": _textbook,
-    "greedy_best_single/optimum": _greedy_best_single,
-    "greedy_best_single/max(greedy, best single)": _dominance,
-    "best_single_then_fill/optimum": _single_then_fill,
-    "fptas/optimum": _fptas,
-    "(4n/eps+1)/fptas levels": _fptas_levels,
-    "dantzig_bound/optimum": _dantzig_sound,
-    "optimum/dantzig_bound": _dantzig_within_2,
-}
+KNAPSACK_MEASURES = measure_table(_greedy, _textbook, _greedy_best_single, _dominance, _single_then_fill, _fptas,
+                                  _fptas_levels, _dantzig_sound, _dantzig_within_2)
 
 
 def _observed(fn, family) -> list[float]:
@@ -188,32 +188,32 @@ def knapsack_claims(settings: Settings) -> GroupOutput:
     ws = sorted({int(round(w)) for w in np.logspace(1, 5, 13)})
     fam1 = greedy_family(ws)
     claim_row("1", "Density greedy has no constant guarantee: budget W, items (2,1), (W,W) give exactly 2/W.",
-              "folklore; Vazirani (2001) Ch. 8", "greedy/optimum", {}, fam1, SPACE, settings,
+              "folklore; Vazirani (2001) Ch. 8", _greedy, {}, fam1, SPACE, settings,
               bound=None, bound_text="none (2/W -> 0)", out=out)
     ms = [2, 3, 5, 10, 30, 100, 300, 1000] if settings.quick else [2, 3, 5, 10, 30, 100, 300, 1000, 10000]
     fam2 = tight_family(ms)
     claim_row("2a", "max(greedy, best single item) >= 1/2 * optimum; tight family gives (M+2)/(2M) -> 1/2.",
-              VAZIRANI, "max(greedy, best single)/optimum", {}, fam2 + [(lbl, c, None) for lbl, c, _ in fam1],
+              VAZIRANI, _textbook, {}, fam2 + [(lbl, c, None) for lbl, c, _ in fam1],
               SPACE, settings, bound=0.5, bound_text=">= 1/2", out=out)
     claim_row("2b", "Seed 000's greedy_best_single (better of greedy and best-single-then-fill) >= 1/2 * optimum.",
-              VAZIRANI + "; seed 000", "greedy_best_single/optimum", {}, fam2, SPACE, settings,
+              VAZIRANI + "; seed 000", _greedy_best_single, {}, fam2, SPACE, settings,
               bound=0.5, bound_text=">= 1/2", out=out)
     claim_row("2c", "greedy_best_single dominates max(greedy, best single) on every instance.",
-              "follows from the definitions (seed 000)", "greedy_best_single/max(greedy, best single)", {},
+              "follows from the definitions (seed 000)", _dominance, {},
               [], SPACE, settings, bound=1.0, bound_text=">= 1", out=out)
     wsf = [10, 20, 50, 100, 200] if settings.quick else [10, 20, 50, 100, 200, 500]
     famd = single_fill_family(wsf)
     claim_row("2d", "Best single item first, then greedy fill, alone has no constant bound: (1+d)/W.",
-              "folklore (why seed 000 also keeps greedy)", "best_single_then_fill/optimum", {},
+              "folklore (why seed 000 also keeps greedy)", _single_then_fill, {},
               famd, SPACE, settings, bound=None, bound_text="none ((1+d)/W -> 0)", out=out)
     for eps in FPTAS_EPS:
         claim_row(f"3 eps={eps:g}", f"FPTAS value >= (1 - eps) * optimum for eps = {eps:g}.",
-                  "Ibarra & Kim (1975); Vazirani (2001) Alg. 8.2, Thm. 8.4", "fptas/optimum", {"eps": eps},
+                  "Ibarra & Kim (1975); Vazirani (2001) Alg. 8.2, Thm. 8.4", _fptas, {"eps": eps},
                   [(lbl, c, None) for lbl, c, _ in fam2 + fam1], SPACE, settings, bound=1 - eps,
                   bound_text=f">= {1 - eps:g}", out=out)
     claim_row("3 size", "FPTAS DP uses at most 4n/eps + 1 profit levels (n fitting items), so time is "
               "O(n^2/eps), within Vazirani's O(n^3/eps).", "fptas module docstring; Vazirani (2001) Thm. 8.4",
-              "(4n/eps+1)/fptas levels", {"eps": 0.05}, [], SPACE, settings, bound=1.0,
+              _fptas_levels, {"eps": 0.05}, [], SPACE, settings, bound=1.0,
               bound_text="(4n/eps+1) / levels >= 1", out=out)
     points, slope_t, slope_c = fptas_timing(settings)
     n = 200 if settings.quick else 1000
@@ -234,10 +234,10 @@ def knapsack_claims(settings: Settings) -> GroupOutput:
                                 [c / 1e6 for _, _, c in points], "s--")], logx=True, logy=True))
     allfit = [(f"all fit, n={n}", _case([(n - k, k + 1) for k in range(n)], n * (n + 1) // 2), 1.0)
               for n in (2, 5, 10)]
-    claim_row("4a", "Dantzig (LP relaxation) bound >= optimum.", "Dantzig (1957)", "dantzig_bound/optimum", {},
+    claim_row("4a", "Dantzig (LP relaxation) bound >= optimum.", "Dantzig (1957)", _dantzig_sound, {},
               allfit, SPACE, settings, bound=1.0, bound_text="bound/optimum >= 1", out=out)
     claim_row("4b", "Dantzig bound <= 2 * optimum when every item fits alone (items that do not are ignored).",
-              "Dantzig (1957); Kellerer, Pferschy & Pisinger (2004) Sec. 2.2", "optimum/dantzig_bound", {},
+              "Dantzig (1957); Kellerer, Pferschy & Pisinger (2004) Sec. 2.2", _dantzig_within_2, {},
               dantzig_family(ms), SPACE, settings, bound=0.5, bound_text="optimum/bound >= 1/2", out=out)
     out.plots.append(PlotSpec("claim1_greedy", "Claim 1: density greedy on budget W, items (2,1), (W,W)",
                               "W", "greedy / optimum",

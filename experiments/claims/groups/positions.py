@@ -23,8 +23,8 @@ import itertools
 
 import numpy as np
 
-from .checks import GroupOutput, PlotSpec, Settings, fmt
-from .core import HOLDS, VIOLATED, ClaimResult, below, derive_rng
+from ..checks import GroupOutput, PlotSpec, Settings, fmt
+from ..core import HOLDS, VIOLATED, ClaimResult, below, derive_rng
 
 __all__ = ["order_utilities", "positions_claims", "zipf_scores"]
 

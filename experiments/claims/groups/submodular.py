@@ -18,31 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from .adversarial import SearchSpace
-from .checks import GroupOutput, Settings, claim_row
-from .core import TOL, Case, items_of, subset_masks
+from ..adversarial import SearchSpace
+from ..checks import GroupOutput, Settings, claim_row
+from ..core import TEXT_POOL, TOL, Case, items_of, measure, measure_table, subset_masks
 
-__all__ = ["objective_for", "submodular_optimum", "subset_objective_values", "submodular_claims", "SUBMODULAR_MEASURES", "TEXT_POOL"]
+__all__ = ["objective_for", "submodular_optimum", "subset_objective_values", "submodular_claims", "SUBMODULAR_MEASURES"]
 
 TANG = ("Tang, Tang, Lim, Ren & Yuan (2021), SIGMETRICS, arXiv:2008.05391; constant in [0.427, 0.4295] "
         "per Feldman, Nutov & Shoham (2021) and Kulik, Schwartz & Shachnai (2021)")
 LESKOVEC = "Leskovec et al. (2007), KDD, Thm. 2"
 
-# Texts sharing word trigrams to different degrees, so coverage and redundancy matter.
-TEXT_POOL = (
-    "refund window is thirty days from delivery",
-    "refund window is thirty days from purchase",
-    "the refund window is thirty days",
-    "shipping is free on orders over fifty dollars",
-    "shipping is free on all orders",
-    "warranty lasts one year from delivery",
-    "warranty lasts two years from delivery",
-    "returns need a receipt and the original box",
-    "returns need a receipt",
-    "support is open every day from nine to five",
-    "support is open on weekdays from nine to five",
-    "gift cards never expire and cannot be refunded",
-)
 SPACE = SearchSpace(n_min=2, n_max=10, budget_max=30, sources=("a", "b", "c"), texts=TEXT_POOL)
 
 
@@ -105,6 +90,7 @@ def submodular_optimum(case: Case, params: Mapping[str, Any]) -> float:
     return float(check)
 
 
+@measure("submodular/optimum")
 def _strategy(case: Case, params: Mapping[str, Any]):
     from packbench.algorithms.items import Problem
     from packbench.algorithms.strategies.submodular import Submodular
@@ -122,28 +108,26 @@ def _greedy_alone(case: Case, params: Mapping[str, Any], r: float) -> float:
     return f.value(lazy_greedy(f, [it.tokens for it in case.items], case.budget, r))
 
 
+@measure("cost_benefit_greedy/optimum")
 def _cost_benefit(case: Case, params: Mapping[str, Any]):
     opt = submodular_optimum(case, params)
     return (_greedy_alone(case, params, 1.0), opt) if opt > 0 else None
 
 
+@measure("unit_cost_greedy/optimum")
 def _unit_cost(case: Case, params: Mapping[str, Any]):
     opt = submodular_optimum(case, params)
     return (_greedy_alone(case, params, 0.0), opt) if opt > 0 else None
 
 
+@measure("max(unit_cost, cost_benefit greedy)/optimum")
 def _better_of_two(case: Case, params: Mapping[str, Any]):
     opt = submodular_optimum(case, params)
     value = max(_greedy_alone(case, params, 0.0), _greedy_alone(case, params, 1.0))
     return (value, opt) if opt > 0 else None
 
 
-SUBMODULAR_MEASURES = {
-    "submodular/optimum": _strategy,
-    "cost_benefit_greedy/optimum": _cost_benefit,
-    "unit_cost_greedy/optimum": _unit_cost,
-    "max(unit_cost, cost_benefit greedy)/optimum": _better_of_two,
-}
+SUBMODULAR_MEASURES = measure_table(_strategy, _cost_benefit, _unit_cost, _better_of_two)
 
 
 def _case(pairs: list[tuple[float, int]], budget: int) -> Case:
@@ -160,21 +144,21 @@ def submodular_claims(settings: Settings) -> GroupOutput:
                                   ("sqrt, lam=0", {"objective": "sqrt", "lam": 0.0}, []),
                                   ("linear, lam=0", linear, tight)):
         claim_row(f"5a {label}", f"submodular (lazy cost-benefit greedy + best singleton, r=1) >= 0.405 * "
-                  f"optimum of its objective ({label}).", TANG, "submodular/optimum", params, family, SPACE,
+                  f"optimum of its objective ({label}).", TANG, _strategy, params, family, SPACE,
                   settings, bound=0.405, bound_text=">= 0.405", out=out,
                   note="linear, lam=0 is the knapsack, whose tight family gives (M+2)/(2M)" if family else "")
     ws = [10, 30, 100, 300, 1000] if settings.quick else [10, 30, 100, 300, 1000, 3000]
     claim_row("5b", "Cost-benefit greedy alone (gain/tokens, no best singleton) has no constant bound: "
-              "budget W, items (2,1), (W,W) give 2/W.", LESKOVEC, "cost_benefit_greedy/optimum", linear,
+              "budget W, items (2,1), (W,W) give 2/W.", LESKOVEC, _cost_benefit, linear,
               [(f"W={w}", _case([(2, 1), (w, w)], w), 2 / w) for w in ws], SPACE, settings,
               bound=None, bound_text="none (2/W -> 0)", out=out)
     wu = [10, 20, 50, 100, 200] if settings.quick else [10, 20, 50, 100, 200, 500]
     claim_row("5c", "Unit-cost greedy alone (largest gain first) has no constant bound: budget W, one item "
-              "(1+d, W), W items (1,1) give (1+d)/W.", LESKOVEC, "unit_cost_greedy/optimum", linear,
+              "(1+d, W), W items (1,1) give (1+d)/W.", LESKOVEC, _unit_cost, linear,
               [(f"W={w}, d=0.5", _case([(1.5, w)] + [(1, 1)] * w, w), 1.5 / w) for w in wu], SPACE, settings,
               bound=None, bound_text="none ((1+d)/W -> 0)", out=out)
     claim_row("5d", "Better of unit-cost and cost-benefit greedy >= (1 - 1/e)/2 * optimum.", LESKOVEC,
-              "max(unit_cost, cost_benefit greedy)/optimum", {"objective": "sqrt", "lam": 0.5}, [], SPACE,
+              _better_of_two, {"objective": "sqrt", "lam": 0.5}, [], SPACE,
               settings, bound=(1 - 1 / math.e) / 2, bound_text=f">= (1-1/e)/2 = {(1 - 1 / math.e) / 2:.4f}",
               out=out)
     return out

@@ -1,6 +1,6 @@
 """Worst observed approximation ratio per strategy on random small instances, next to the claimed bound.
 
-    python3 -m packbench.experiments.worst_ratios --n 10000 --seed 0
+    python3 -m packbench.experiments.claims.worst_ratios --n 10000 --seed 0
 
 Each instance has 1..`max_items` candidates (scores and tokens drawn from one of
 four families: uncorrelated, weakly correlated, strongly correlated, and
@@ -31,8 +31,8 @@ from packbench.algorithms.strategies.mmr import MMR
 from packbench.algorithms.strategies.prefix import Prefix
 from packbench.algorithms.strategies.submodular import Submodular, SubmodularObjective
 
-from .claims.core import subset_masks
-from .claims.submodular import subset_objective_values
+from .core import brute_force_best, subset_masks
+from .groups.submodular import subset_objective_values
 
 __all__ = ["main", "random_instance", "subset_masks", "knapsack_optimum", "submodular_optimum", "run"]
 
@@ -65,11 +65,9 @@ def random_instance(rng: np.random.Generator, max_items: int) -> tuple[tuple[Ite
     return items, room, family
 
 
-def knapsack_optimum(items: Sequence[Item], room: int, masks: np.ndarray) -> float:
-    """Exact best total score within `room` by enumerating every subset."""
-    w = masks @ np.array([it.tokens for it in items], dtype=np.float64)
-    v = masks @ np.array([it.score for it in items], dtype=np.float64)
-    return float(v[w <= room].max())
+def knapsack_optimum(items: Sequence[Item], room: int) -> float:
+    """Exact best total score within `room`: the shared brute-force oracle `core.brute_force_best`."""
+    return brute_force_best([it.score for it in items], [it.tokens for it in items], room)
 
 
 def submodular_optimum(f: SubmodularObjective, items: Sequence[Item], room: int, masks: np.ndarray) -> float:
@@ -104,7 +102,7 @@ def run(n_instances: int, seed: int, max_items: int) -> list[dict]:
         items, room, _family = random_instance(rng, max_items)
         masks = masks_by_n[len(items)]
         problem = Problem(items, room)
-        best = knapsack_optimum(items, room, masks)
+        best = knapsack_optimum(items, room)
         if best > 0:
             for r, strat in enumerate(strategies):
                 sel = strat.select(problem)
@@ -129,7 +127,7 @@ def run(n_instances: int, seed: int, max_items: int) -> list[dict]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the markdown table; exit status 1 if any claimed bound is violated."""
-    parser = argparse.ArgumentParser(prog="python3 -m packbench.experiments.worst_ratios", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python3 -m packbench.experiments.claims.worst_ratios", description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=10_000, help="number of random instances (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--max-items", type=int, default=10, help="largest instance size, <= 14 (default 10)")
