@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .tokens import DEFAULT_ENCODING, count_tokens
+from .tokens import DEFAULT_ENCODING, count_tokens, encoding_name
 
-__all__ = ["LIMITS_CHECKED", "ModelLimit", "MODEL_LIMITS", "context_limit", "BudgetBreakdown", "context_budget"]
+__all__ = ["LIMITS_CHECKED", "ModelLimit", "MODEL_LIMITS", "context_limit", "BudgetBreakdown", "context_budget",
+           "model_encoding"]
 
 LIMITS_CHECKED = "2026-11-29"
 
@@ -87,6 +88,7 @@ class BudgetBreakdown:
         output_reserve: Tokens kept free for the answer.
         safety_margin: Extra tokens kept free (framing, tokenizer drift).
         context: What is left for retrieved items or history.
+        encoding: The tiktoken encoding that counted the text arguments.
     """
 
     limit: int
@@ -95,8 +97,9 @@ class BudgetBreakdown:
     output_reserve: int
     safety_margin: int
     context: int
+    encoding: str = DEFAULT_ENCODING
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, int | str]:
         """The breakdown as a plain dict."""
         return asdict(self)
 
@@ -109,6 +112,21 @@ def _count(name: str, value: Any) -> int:
     return int(value)
 
 
+def model_encoding(model: str | None) -> str:
+    """The tiktoken encoding of a model: tiktoken's own model table (``gpt-4o`` -> ``o200k_base``).
+
+    Models whose tokenizer tiktoken does not have (Claude, Gemini) and no model
+    get `DEFAULT_ENCODING` as a stand-in: their counts are then approximate, so
+    keep a safety margin or pass exact counts.
+    """
+    if isinstance(model, str):
+        try:
+            return encoding_name(model)
+        except ValueError:
+            pass
+    return DEFAULT_ENCODING
+
+
 def _tokens_of(name: str, value: str | int, encoding: str) -> int:
     if isinstance(value, str):
         return count_tokens(value, encoding)
@@ -117,7 +135,7 @@ def _tokens_of(name: str, value: str | int, encoding: str) -> int:
 
 def context_budget(model: str | None = None, *, limit: int | None = None, system: str | int = 0,
                    query: str | int = 0, output_reserve: int = 1_000, safety_margin: int = 50,
-                   encoding: str = DEFAULT_ENCODING) -> BudgetBreakdown:
+                   encoding: str | None = None) -> BudgetBreakdown:
     """Token budget left for context after the fixed parts of a prompt.
 
     Args:
@@ -127,7 +145,8 @@ def context_budget(model: str | None = None, *, limit: int | None = None, system
         query: The query text or its token count.
         output_reserve: Tokens reserved for the answer.
         safety_margin: Extra tokens kept free.
-        encoding: Encoding or model name used for text arguments.
+        encoding: Encoding or model name that counts text arguments; None (default):
+            the model's own encoding (`model_encoding`: o200k_base for gpt-4o).
 
     Returns:
         The `BudgetBreakdown`.
@@ -152,10 +171,11 @@ def context_budget(model: str | None = None, *, limit: int | None = None, system
     if isinstance(model, str) and model in MODEL_LIMITS and output_reserve > MODEL_LIMITS[model].max_output:
         raise ValueError(f"output_reserve ({output_reserve}) exceeds {model}'s maximum output of "
                          f"{MODEL_LIMITS[model].max_output}")
-    system_tokens = _tokens_of("system", system, encoding)
-    query_tokens = _tokens_of("query", query, encoding)
+    enc = encoding_name(encoding) if encoding is not None else model_encoding(model)
+    system_tokens = _tokens_of("system", system, enc)
+    query_tokens = _tokens_of("query", query, enc)
     context = limit - reserve - system_tokens - query_tokens
     if context < 0:
         raise ValueError(f"system ({system_tokens}) + query ({query_tokens}) + reserve ({reserve}) = "
                          f"{limit - context} tokens exceed the context limit of {limit}")
-    return BudgetBreakdown(limit, system_tokens, query_tokens, output_reserve, safety_margin, context)
+    return BudgetBreakdown(limit, system_tokens, query_tokens, output_reserve, safety_margin, context, enc)

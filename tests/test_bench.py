@@ -1,69 +1,16 @@
-"""`packbench bench`: the --check logic on synthetic results, the reference baselines, the CLI."""
+"""`packbench bench`: the suite, the fixed reference implementations, the results table."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 
 import pytest
 
 from packbench.algorithms import Item, pack
 from packbench.algorithms.strategies.exact_dp import dp_knapsack
-from packbench.experiments.bench import build_suite, compare_runs, format_check, format_results
-from packbench.experiments.bench.reference import pure_python_dp, reference_pack
-from packbench.experiments.bench.suite import dedupe_agreement
-from packbench.experiments.commands import bench as bench_cmd
-
-
-def _doc(ref: float, cases: dict, mode: str = "quick") -> dict:
-    return {"version": 1, "mode": mode, "reference_seconds": ref,
-            "cases": {name: {"seconds": sec, "quality": q, "quick": True} for name, (sec, q) in cases.items()}}
-
-
-BASE = _doc(0.1, {"a": (1.0, {"score": 3.0}), "b": (0.5, {"n": 7}), "gone": (0.2, {})})
-
-
-def test_same_figures_pass():
-    rows = compare_runs(BASE, _doc(0.1, {"a": (1.0, {"score": 3.0}), "b": (0.5, {"n": 7})}))
-    assert [r.status for r in rows] == ["ok", "ok", "missing"]
-    assert not any(r.failed for r in rows)
-
-
-def test_uniformly_slower_machine_passes_but_a_relative_slowdown_fails():
-    slow_machine = _doc(0.3, {"a": (3.0, {"score": 3.0}), "b": (1.5, {"n": 7})})
-    assert not any(r.failed for r in compare_runs(BASE, slow_machine))
-    regressed = _doc(0.1, {"a": (2.5, {"score": 3.0}), "b": (0.5, {"n": 7})})
-    rows = {r.name: r for r in compare_runs(BASE, regressed, tolerance=2.0)}
-    assert rows["a"].status == "slower" and rows["a"].failed
-    assert rows["b"].status == "ok"
-    assert "2.50x" in rows["a"].detail
-    assert not compare_runs(BASE, regressed, tolerance=3.0)[0].failed
-
-
-def test_any_quality_change_fails_even_when_faster():
-    rows = compare_runs(BASE, _doc(0.1, {"a": (0.1, {"score": 2.999999}), "b": (0.5, {"n": 7})}))
-    assert rows[0].status == "quality" and rows[0].failed
-    assert "score: 3.0 -> 2.999999" in rows[0].detail
-    added_key = compare_runs(BASE, _doc(0.1, {"b": (0.5, {"n": 7, "optimal": True})}))
-    assert added_key[0].status == "quality"
-
-
-def test_new_cases_and_millisecond_noise_do_not_fail():
-    base = _doc(1.0, {"tiny": (0.001, {})})
-    rows = compare_runs(base, _doc(1.0, {"tiny": (0.004, {}), "fresh": (9.0, {})}))
-    assert [r.status for r in rows] == ["ok", "new"]
-
-
-def test_malformed_documents_are_rejected():
-    with pytest.raises(ValueError, match="reference_seconds"):
-        compare_runs({"cases": {}}, BASE)
-
-
-def test_check_table_marks_regressions():
-    rows = compare_runs(BASE, _doc(0.1, {"a": (5.0, {"score": 3.0}), "b": (0.5, {"n": 8})}))
-    table = format_check(rows)
-    assert "!! slower" in table and "!! quality" in table and "2 regression(s)" in table
+from packbench.experiments.bench import build_suite, format_results
+from packbench.experiments.bench.reference import pure_python_dp, reference_pack, regex_word_count
+from packbench.experiments.bench.suite import dedupe_agreement, reference_for
 
 
 def test_suite_names_are_unique_and_quick_is_a_subset():
@@ -102,35 +49,21 @@ def test_dedupe_agreement():
     assert dedupe_agreement({}, {}) == {"recall": 1.0, "precision": 1.0}
 
 
-def _args(tmp_path, **kw):
-    ns = argparse.Namespace(quick=True, check=True, baseline=tmp_path / "baseline.json",
-                            out=tmp_path / "latest.json", tolerance=2.0, portfolio=False)
-    for k, v in kw.items():
-        setattr(ns, k, v)
-    return ns
-
-
-def test_cli_check_exit_codes(tmp_path, monkeypatch, capsys):
-    (tmp_path / "baseline.json").write_text(json.dumps(BASE))
-    good = _doc(0.1, {"a": (1.0, {"score": 3.0}), "b": (0.5, {"n": 7})})
-    bad = _doc(0.1, {"a": (1.0, {"score": 4.0}), "b": (0.5, {"n": 7})})
-    for doc, code in ((good, 0), (bad, 1)):
-        monkeypatch.setattr(bench_cmd, "run_suite", lambda cases, mode, progress=None, doc=doc: doc)
-        assert bench_cmd.main(_args(tmp_path)) == code
-        assert json.loads((tmp_path / "latest.json").read_text()) == doc
-    out = capsys.readouterr().out
-    assert "no regressions" in out and "1 regression(s)" in out
-
-
-def test_cli_check_without_baseline_is_an_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="baseline"):
-        bench_cmd.main(_args(tmp_path))
-    with pytest.raises(ValueError, match="tolerance"):
-        bench_cmd.main(_args(tmp_path, tolerance=0.5))
-
-
 def test_results_table_shows_speedups_over_paired_cases():
-    doc = _doc(0.01, {"ref": (2.0, {"n": 1}), "fast": (0.01, {"n": 1})})
-    doc["cases"]["fast"]["pair"] = "ref"
+    doc = {"mode": "quick", "cases": {"ref": {"seconds": 2.0, "quality": {"n": 1}},
+                                      "fast": {"seconds": 0.01, "quality": {"n": 1}, "pair": "ref"}}}
     table = format_results(doc)
     assert "200x" in table and "fast" in table
+
+
+def test_every_timed_case_has_a_quick_reference_of_its_kind():
+    quick = {c.name: c for c in build_suite(quick=True)}
+    for case in build_suite(quick=False):
+        ref = reference_for(case.name)
+        assert ref in quick and quick[ref].reference, case.name
+    assert {c.name for c in quick.values() if c.reference} == {
+        "dedupe/seed000_300", "dp/pure_python_50x32768", "tokens/regex_words_1k"}
+
+
+def test_regex_word_count():
+    assert regex_word_count(["Hello, world", "a-b c"]) == 5

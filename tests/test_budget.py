@@ -19,7 +19,8 @@ def test_breakdown_adds_up_with_real_counts():
     system, query = "You are a careful assistant.", "What is the refund window?"
     b = context_budget("gpt-4o", system=system, query=query, output_reserve=2_000, safety_margin=100)
     assert b.limit == 128_000
-    assert b.system == count_tokens(system) and b.query == count_tokens(query)
+    assert b.encoding == "o200k_base"  # gpt-4o's own tokenizer, not cl100k
+    assert b.system == count_tokens(system, "o200k_base") and b.query == count_tokens(query, "o200k_base")
     assert b.context == 128_000 - b.system - b.query - 2_000 - 100
     assert b.to_dict()["context"] == b.context
 
@@ -64,3 +65,16 @@ def test_unknown_model_lists_known_ones():
 def test_bad_counts(kwargs, err):
     with pytest.raises(err):
         context_budget(**kwargs)
+
+
+def test_text_is_counted_with_the_models_encoding():
+    text = "混合テキスト with emoji 🚀🚀 and accents: déjà vu, naïve café."
+    assert count_tokens(text, "o200k_base") != count_tokens(text, "cl100k_base")  # the case that matters
+    assert context_budget("gpt-4o", system=text).system == count_tokens(text, "o200k_base")
+    assert context_budget("gpt-4", system=text).system == count_tokens(text, "cl100k_base")
+    assert context_budget("gpt-4o", system=text, encoding="cl100k_base").system == count_tokens(text)
+    # No tiktoken tokenizer for Claude: cl100k_base stands in, and the breakdown says so.
+    b = context_budget("claude-sonnet-4-5", system=text)
+    assert b.encoding == "cl100k_base" and b.system == count_tokens(text)
+    with pytest.raises(ValueError, match="unknown encoding or model 'nope'"):
+        context_budget("gpt-4o", system=text, encoding="nope")

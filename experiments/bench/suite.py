@@ -19,14 +19,14 @@ from packbench.algorithms.dedupe import dedupe_indexed, dedupe_minhash
 from packbench.algorithms.dedupe.minhash import lsh_params
 from packbench.algorithms.strategies.exact_dp import ExactDP
 
-from .reference import pure_python_dp, reference_pack
+from .reference import pure_python_dp, reference_pack, regex_word_count
 from .workloads import pisinger_arrays, pisinger_problem, random_candidates
 
-__all__ = ["Case", "build_suite", "digest", "dedupe_agreement"]
+__all__ = ["BenchCase", "build_suite", "digest", "dedupe_agreement", "reference_for"]
 
 
 @dataclass(frozen=True)
-class Case:
+class BenchCase:
     """One benchmark case.
 
     Attributes:
@@ -38,6 +38,9 @@ class Case:
         quality: Result -> figures that must equal the baseline's exactly.
         pair: Name of a case timed side by side that this one is compared with
             (the table shows the speedup of this case over it).
+        reference: True for a fixed reference implementation (seed 000's pack,
+            seed 001's DP, ...): it measures the machine, not the library, so
+            the paired speed check does not time it against REF.
     """
 
     name: str
@@ -47,6 +50,7 @@ class Case:
     run: Callable[[Any], Any]
     quality: Callable[[Any], dict[str, Any]]
     pair: str | None = None
+    reference: bool = False
 
 
 def digest(obj: Any) -> str:
@@ -66,7 +70,7 @@ def dedupe_agreement(approx: dict[str, str], exact: dict[str, str]) -> dict[str,
             "precision": round(hit / len(approx), 6) if approx else 1.0}
 
 
-def _minhash_case(n: int, quick: bool) -> Case:
+def _minhash_case(n: int, quick: bool) -> BenchCase:
     def setup():
         items = random_candidates(n, seed=3)
         return items, dedupe_indexed(items, [], 0.8)[1]
@@ -77,29 +81,29 @@ def _minhash_case(n: int, quick: bool) -> Case:
         return {"bands": bands, "rows": rows, "n_dropped": len(dropped), "exact_dropped": len(exact),
                 **dedupe_agreement(dropped, exact)}
 
-    return Case(f"dedupe/minhash_{n // 1000}k", quick, 1 if n > 20_000 else 3, setup,
+    return BenchCase(f"dedupe/minhash_{n // 1000}k", quick, 1 if n > 20_000 else 3, setup,
                 lambda s: (dedupe_minhash(s[0], [], 0.8), s[1]), quality, pair=None)
 
 
-def _pack_cases(n: int, quick: bool, repeats: int) -> list[Case]:
+def _pack_cases(n: int, quick: bool, repeats: int) -> list[BenchCase]:
     label = f"{n // 1000}k" if n >= 1000 else str(n)
-    return [Case(f"pack/default_{label}", quick, repeats, lambda: random_candidates(n, seed=1),
+    return [BenchCase(f"pack/default_{label}", quick, repeats, lambda: random_candidates(n, seed=1),
                  lambda items: pack(items, 16_384), _packing_quality)]
 
 
-def _seed000_case(n: int, quick: bool) -> list[Case]:
+def _seed000_case(n: int, quick: bool) -> list[BenchCase]:
     """Seed 000's pack and the library's pack on the same candidates (side by side)."""
     def setup():
         return random_candidates(n, seed=2)
 
-    ours = Case(f"dedupe/pack_{n}", quick, 3, setup, lambda items: pack(items, 16_384),
+    ours = BenchCase(f"dedupe/pack_{n}", quick, 3, setup, lambda items: pack(items, 16_384),
                 lambda p: {"ids": digest(p.ids), "n": len(p)}, pair=f"dedupe/seed000_{n}")
-    ref = Case(f"dedupe/seed000_{n}", quick, 1, setup, lambda items: reference_pack(items, 16_384),
-               lambda out: {"ids": digest([it.id for it in out]), "n": len(out)})
+    ref = BenchCase(f"dedupe/seed000_{n}", quick, 1, setup, lambda items: reference_pack(items, 16_384),
+                    lambda out: {"ids": digest([it.id for it in out]), "n": len(out)}, reference=True)
     return [ref, ours]
 
 
-def _dp_cases() -> list[Case]:
+def _dp_cases() -> list[BenchCase]:
     def problem(n):
         return lambda: pisinger_problem(1, n, 32_768, seed=5)
 
@@ -114,9 +118,10 @@ def _dp_cases() -> list[Case]:
 
     cases = []
     for n, quick in ((50, True), (1000, False)):
-        cases.append(Case(f"dp/pure_python_{n}x32768", quick, 1, arrays(n),
-                          lambda a: pure_python_dp(a[0], a[1], 32_768), lambda v: {"best": v}))
-        cases.append(Case(f"dp/exact_dp_{n}x32768", True, 3, problem(n), ExactDP().select, sel_quality,
+        cases.append(BenchCase(f"dp/pure_python_{n}x32768", quick, 1, arrays(n),
+                               lambda a: pure_python_dp(a[0], a[1], 32_768), lambda v: {"best": v},
+                               reference=True))
+        cases.append(BenchCase(f"dp/exact_dp_{n}x32768", True, 3, problem(n), ExactDP().select, sel_quality,
                           pair=f"dp/pure_python_{n}x32768"))
     return cases
 
@@ -126,7 +131,7 @@ def _selection_quality(result) -> dict[str, Any]:
     return {"score": sum(prob.candidates[k].score for k in sel.indices), "optimal": sel.optimal}
 
 
-def _solver_cases() -> list[Case]:
+def _solver_cases() -> list[BenchCase]:
     """The exact solvers on Pisinger cells where each one proves optimality within its limit."""
     cells = [(1, 1000, 32_768, ("exact", "bnb", "exact_dp"), True),
              (2, 1000, 32_768, ("exact", "bnb", "exact_dp"), True),
@@ -141,14 +146,14 @@ def _solver_cases() -> list[Case]:
         for name in solvers:
             strategy = STRATEGIES[name]()
 
-            cases.append(Case(f"solver/{name}/c{cls}_n{n}_b{budget}", quick, 3 if n <= 1000 else 1,
+            cases.append(BenchCase(f"solver/{name}/c{cls}_n{n}_b{budget}", quick, 3 if n <= 1000 else 1,
                               lambda cls=cls, n=n, budget=budget: pisinger_problem(cls, n, budget, seed=11),
                               lambda prob, strategy=strategy: (prob, strategy.select(prob)),
                               _selection_quality))
     return cases
 
 
-def _strategy_cases() -> list[Case]:
+def _strategy_cases() -> list[BenchCase]:
     """Every registered strategy end to end through `pack` on 200 candidates."""
     cases = []
     for name in sorted(STRATEGIES):
@@ -163,12 +168,12 @@ def _strategy_cases() -> list[Case]:
                 return {"error": type(p).__name__}
             return {"score": round(p.score, 9), "ids": digest(p.ids)}
 
-        cases.append(Case(f"strategy/{name}", True, 3,
+        cases.append(BenchCase(f"strategy/{name}", True, 3,
                           lambda: random_candidates(200, seed=4, words=30), run, quality))
     return cases
 
 
-def _token_case() -> Case:
+def _token_cases() -> list[BenchCase]:
     def setup():
         return [it.text for it in random_candidates(1000, seed=6, words=60)]
 
@@ -176,10 +181,25 @@ def _token_case() -> Case:
         from packbench.algorithms.tokens import count_tokens_batch
         return count_tokens_batch(texts)
 
-    return Case("tokens/count_1k", True, 3, setup, run, lambda counts: {"total": sum(counts)})
+    return [BenchCase("tokens/regex_words_1k", True, 3, setup, regex_word_count, lambda total: {"words": total},
+                      reference=True),
+            BenchCase("tokens/count_1k", True, 3, setup, run, lambda counts: {"total": sum(counts)},
+                      pair="tokens/regex_words_1k")]
 
 
-def build_suite(quick: bool) -> list[Case]:
+# Group prefix -> the fixed reference case of the same kind of work, timed beside each case of
+# the group when there is no git history to compare with.
+_REFERENCE_OF_GROUP = {"pack/": "dedupe/seed000_300", "dedupe/": "dedupe/seed000_300",
+                       "dp/": "dp/pure_python_50x32768", "solver/": "dp/pure_python_50x32768",
+                       "strategy/": "dp/pure_python_50x32768", "tokens/": "tokens/regex_words_1k"}
+
+
+def reference_for(name: str) -> str | None:
+    """The quick reference case paired with case `name` in the no-history mode (None: no such group)."""
+    return next((ref for group, ref in _REFERENCE_OF_GROUP.items() if name.startswith(group)), None)
+
+
+def build_suite(quick: bool) -> list[BenchCase]:
     """The cases to run: the quick subset, or everything.
 
     Args:
@@ -188,7 +208,7 @@ def build_suite(quick: bool) -> list[Case]:
     Returns:
         The cases in run order.
     """
-    cases: list[Case] = []
+    cases: list[BenchCase] = []
     cases += _pack_cases(1000, True, 5)
     cases += _pack_cases(10_000, True, 3)
     cases += _pack_cases(100_000, False, 1)
@@ -200,5 +220,5 @@ def build_suite(quick: bool) -> list[Case]:
     cases += _dp_cases()
     cases += _solver_cases()
     cases += _strategy_cases()
-    cases.append(_token_case())
+    cases += _token_cases()
     return [c for c in cases if c.quick or not quick]

@@ -1,4 +1,4 @@
-"""Medians of repeated timings, the same-run reference computation, and peak memory."""
+"""Medians of repeated timings and peak memory (in-process; the regression check pairs processes instead)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from .reference import pure_python_dp
-
-__all__ = ["median_seconds", "reference_seconds", "peak_memory"]
+__all__ = ["median_seconds", "peak_memory"]
 
 
 def median_seconds(fn: Callable[[], Any], repeats: int) -> tuple[float, Any, list[float]]:
@@ -23,19 +19,6 @@ def median_seconds(fn: Callable[[], Any], repeats: int) -> tuple[float, Any, lis
         result = fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times), result, times
-
-
-def _reference_work() -> float:
-    # A mix of interpreted loops and numpy work, like the library's own hot paths.
-    rng = np.random.default_rng(0)
-    arr = rng.integers(0, 2**40, 400_000)
-    np.sort(arr)
-    return pure_python_dp(list(range(1, 41)), [float(k % 7 + 1) for k in range(40)], 1500)
-
-
-def reference_seconds(repeats: int = 7) -> float:
-    """Median time of a fixed reference computation; speed checks divide by it."""
-    return median_seconds(_reference_work, repeats)[0]
 
 
 def peak_memory(fn: Callable[[], Any]) -> tuple[int, Any]:

@@ -1,4 +1,4 @@
-"""`packbench bench [--quick] [--check]`: the benchmark suite and its regression gate."""
+"""`packbench bench [--quick] [--check [--against REF]] [--update-baseline]`: the suite and its regression gate."""
 
 from __future__ import annotations
 
@@ -7,23 +7,54 @@ import json
 import sys
 from pathlib import Path
 
-from packbench.experiments.bench import build_suite, compare_runs, format_check, format_results, run_suite
+from packbench.experiments.bench import build_suite, format_results, run_suite
+from packbench.experiments.bench.baseline import baseline_diff, load_baseline, merge_baseline, save_baseline
+from packbench.experiments.bench.ci_output import (EXIT_OK, EXIT_REGRESSION, Outcome, markdown_table,
+                                                   write_junit)
+from packbench.experiments.bench.compare import format_check
+from packbench.experiments.storage import write_atomic
 
-__all__ = ["add_arguments", "main"]
+__all__ = ["add_arguments", "main", "default_baseline"]
 
-_DIR = Path("results") / "bench"
+
+def default_baseline() -> Path:
+    """The committed baseline: results/bench/baseline.json of the checkout packbench runs from, else the
+    baseline shipped in the package (a wheel install), else results/bench/baseline.json under the cwd."""
+    from packbench.experiments.bench.check import source_root
+    from packbench.experiments.packaged import packaged_baseline
+
+    root = source_root()
+    if root is not None:
+        return root / "results" / "bench" / "baseline.json"
+    return packaged_baseline() or Path.cwd() / "results" / "bench" / "baseline.json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--quick", action="store_true", help="only the quick cases (under a minute)")
+    parser.add_argument("--quick", action="store_true", help="only the quick cases")
     parser.add_argument("--check", action="store_true",
-                        help="compare with the baseline; exit 1 on a quality change or a slowdown")
-    parser.add_argument("--baseline", type=Path, default=_DIR / "baseline.json", help="baseline results file")
-    parser.add_argument("--out", type=Path, default=_DIR / "latest.json", help="where to write this run")
-    parser.add_argument("--tolerance", type=float, default=2.5,
-                        help="allowed slowdown factor, relative to the same-run reference computation")
+                        help="paired A/B speed check and quality check; exit 1 on a regression, 2 if it cannot run")
+    parser.add_argument("--against", metavar="REF",
+                        help="git revision to time against (default: merge-base with main, HEAD~1 on main)")
+    parser.add_argument("--no-history", action="store_true",
+                        help="pair each case with its fixed reference case instead of a git revision")
+    parser.add_argument("--update-baseline", action="store_true",
+                        help="record this tree's quality figures and reference ratios in the baseline, print the diff")
+    parser.add_argument("--baseline", type=Path, default=None, help="baseline file (default results/bench/baseline.json)")
+    parser.add_argument("--out", type=Path, default=None, help="write this run's results (JSON)")
+    parser.add_argument("--cases", default=None, help="comma-separated case names to run (default: the suite)")
+    parser.add_argument("--tolerance", type=float, default=1.3, help="slowdown factor that fails (default 1.3)")
+    parser.add_argument("--floor", type=float, default=0.001,
+                        help="CPU seconds of slowdown below which nothing fails (default 0.001)")
+    parser.add_argument("--rounds", type=int, default=2, help="fresh process pairs (default 2)")
+    parser.add_argument("--pairs", type=int, default=3, help="timing pairs per case and round (default 3)")
+    parser.add_argument("--markdown", type=Path, default=None, help="write the verdicts as a markdown table")
+    parser.add_argument("--junit", type=Path, default=None, help="write the verdicts as JUnit XML")
     parser.add_argument("--portfolio", action="store_true",
                         help="instead of the suite: the exact solvers' table on Pisinger classes 1-6")
+
+
+def _say(msg: str) -> None:
+    print(f"  {msg}", file=sys.stderr, flush=True)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -31,30 +62,71 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--tolerance must be >= 1, got {args.tolerance}")
     if args.portfolio:
         from packbench.experiments.bench.portfolio import format_portfolio, run_portfolio
-        doc = run_portfolio(quick=args.quick, progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+        doc = run_portfolio(quick=args.quick, progress=_say)
         print(format_portfolio(doc))
-        out = args.out.with_name("portfolio.json") if args.out == _DIR / "latest.json" else args.out
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(doc, indent=1) + "\n")
-        return 0
-    baseline = None
+        out = args.out or Path("results") / "bench" / "portfolio.json"
+        write_atomic(out, json.dumps(doc, indent=1) + "\n")
+        return EXIT_OK
+    baseline_path = args.baseline or default_baseline()
+    cases = [c for c in args.cases.split(",") if c] if args.cases else None
+    if args.update_baseline:
+        return _update(args, baseline_path, cases)
     if args.check:
-        if not args.baseline.is_file() and args.baseline == _DIR / "baseline.json":
-            from ..packaged import packaged_baseline
-            args.baseline = packaged_baseline() or args.baseline  # outside the repository: the shipped one
-        if not args.baseline.is_file():
-            raise FileNotFoundError(f"no baseline at {args.baseline}; run 'packbench bench' and commit it")
-        baseline = json.loads(args.baseline.read_text())
-    mode = "quick" if args.quick else "full"
-    doc = run_suite(build_suite(args.quick), mode,
-                    progress=lambda name: print(f"  running {name}", file=sys.stderr, flush=True))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+        return _check(args, baseline_path, cases)
+    suite = build_suite(args.quick)
+    if cases is not None:
+        suite = [c for c in suite if c.name in cases]
+    doc = run_suite(suite, "quick" if args.quick else "full", progress=_say)
     print(format_results(doc))
-    print(f"wrote {args.out}")
+    if args.out:
+        write_atomic(args.out, json.dumps(doc, indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace, baseline_path: Path, cases: list[str] | None) -> int:
+    from packbench.experiments.bench.check import run_check
+
+    baseline = load_baseline(baseline_path) if baseline_path.is_file() or args.no_history else None
+    report = run_check(against=args.against, baseline=baseline, no_history=args.no_history, cases=cases,
+                       full=not args.quick, rounds=args.rounds, pairs=args.pairs, tolerance=args.tolerance,
+                       floor=args.floor, progress=_say)
     if baseline is None:
-        return 0
-    rows = compare_runs(baseline, doc, tolerance=args.tolerance)
-    print()
-    print(format_check(rows))
-    return 1 if any(r.failed for r in rows) else 0
+        report.description += f"; no baseline at {baseline_path}: quality compared with REF only"
+    print(format_check(report.rows, header=f"mode: {report.description}"))
+    outcomes = [Outcome(r.name, r.failed,
+                        (r.speed, f"{r.paired.ratio:.2f} [{r.paired.low:.2f}, {r.paired.high:.2f}]" if r.paired else "-",
+                         f"{r.paired.current * 1e3:.2f} / {r.paired.reference * 1e3:.2f}" if r.paired else "-",
+                         r.quality), "; ".join(r.notes)) for r in report.rows]
+    if args.markdown:
+        write_atomic(args.markdown, markdown_table("packbench bench --check", (
+            "speed", "cur/ref (interval)", "ms cur / ref", "quality"), outcomes, intro=f"Mode: {report.description}."))
+    if args.junit:
+        write_junit(args.junit, "packbench.bench", outcomes)
+    if args.out:
+        write_atomic(args.out, json.dumps({"mode": report.mode, "description": report.description,
+                                           "a": report.result.a, "b": report.result.b,
+                                           "quality": report.result.quality_a}, indent=1) + "\n")
+    return EXIT_REGRESSION if report.failed else EXIT_OK
+
+
+def _update(args: argparse.Namespace, baseline_path: Path, cases: list[str] | None) -> int:
+    from packbench.experiments.bench.check import measure_reference_ratios, source_root
+    from packbench.experiments.bench.revisions import head_commit, repo_root
+
+    old = load_baseline(baseline_path) if baseline_path.is_file() else None
+    root = source_root()
+    res, ratios = measure_reference_ratios(root, full=not args.quick, cases=cases, progress=_say)
+    if res.errors_a:
+        raise ValueError("cases failed, baseline not written: " +
+                         "; ".join(f"{k}: {v}" for k, v in res.errors_a.items()))
+    quality = {k: v for k, v in res.quality_a.items() if cases is None or k in cases}
+    quick = {c.name: c.quick for c in build_suite(False)}
+    git = repo_root(root) if root is not None else None
+    new = merge_baseline(old, quality, {k: v for k, v in ratios.items() if k in quality}, quick,
+                         head_commit(git) if git is not None else None)
+    diff = baseline_diff(old, new)
+    save_baseline(baseline_path, new)
+    print("\n".join(diff) if diff else "quality figures unchanged")
+    print(f"wrote {baseline_path} ({len(quality)} cases updated)")
+    return EXIT_OK

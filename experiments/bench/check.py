@@ -1,0 +1,167 @@
+"""``bench --check``: choose the mode, run the paired timings, turn them into verdict rows.
+
+Modes, printed with every result:
+
+- ``paired``: the current tree against REF's tree (``--against REF``, or by
+  default the merge-base with the main branch, HEAD~1 when that is HEAD
+  itself, else the baseline's recorded commit). Nothing recorded on another
+  machine enters the speed verdict.
+- ``reference cases``: no git history (an sdist, a tarball, ``--no-history``).
+  Each case is paired with a fixed reference implementation of the same kind
+  of work (`suite.reference_for`), and the ratio is compared with the ratio
+  recorded in the baseline by ``--update-baseline``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .abtest import ABResult, Side, run_ab
+from .compare import ERROR, NEW, NONDETERMINISTIC, NOT_TIMED, OK, CheckRow, judge_quality, judge_speed
+from .revisions import RevisionError, default_ref, export_tree, repo_root, resolve
+from .stats import paired
+from .suite import reference_for
+
+__all__ = ["CheckReport", "run_check", "source_root", "measure_reference_ratios"]
+
+PAIRED = "paired"
+REFERENCE_CASES = "reference cases"
+
+
+@dataclass
+class CheckReport:
+    """What ran and what it found.
+
+    Attributes:
+        mode: PAIRED or REFERENCE_CASES.
+        description: One line naming the mode and REF.
+        rows: One verdict per case of the current tree.
+        result: The raw timings and figures.
+    """
+
+    mode: str
+    description: str
+    rows: list[CheckRow]
+    result: ABResult
+
+    @property
+    def failed(self) -> list[CheckRow]:
+        """Rows that are regressions."""
+        return [r for r in self.rows if r.failed]
+
+
+def source_root() -> Path | None:
+    """The source tree of the imported packbench when it is a checkout (pyproject.toml beside it)."""
+    import packbench
+
+    root = Path(packbench.__file__).resolve().parents[1]
+    return root if (root / "pyproject.toml").is_file() and (root / "experiments" / "bench").is_dir() else None
+
+
+def _ratio_map(baseline: dict[str, Any] | None) -> dict[str, float]:
+    cases = (baseline or {}).get("cases", {})
+    return {n: c["ratio_to_reference"] for n, c in cases.items() if c.get("ratio_to_reference")}
+
+
+def run_check(*, repo: Path | None = None, against: str | None = None, baseline: dict[str, Any] | None = None,
+              no_history: bool = False, cases: Sequence[str] | None = None, full: bool = False,
+              rounds: int = 2, pairs: int = 3, tolerance: float = 1.3, floor: float = 0.001,
+              confidence: float = 0.95, suite_file: Path | None = None,
+              progress: Callable[[str], None] | None = None) -> CheckReport:
+    """Run the check.
+
+    Args:
+        repo: The source tree under test (default: the imported packbench's checkout).
+        against: REF (a git revision); None picks the default or falls back to reference cases.
+        baseline: The committed baseline document (quality figures, no-history ratios).
+        no_history: Use the reference-cases mode even inside a repository.
+        cases: Case names (None: the whole quick or full suite).
+        full: The full suite.
+        rounds: Fresh process pairs.
+        pairs: Pairs per case and round.
+        tolerance: Slowdown factor that fails (the interval must lie above it).
+        floor: Seconds of slowdown (median per-pair difference) below which nothing fails.
+        confidence: Coverage of the ratio's interval.
+        suite_file: A Python file with ``build_suite(quick)`` instead of the tree's suite.
+        progress: Called with a line per step.
+
+    Raises:
+        RevisionError: `against` given but not found, or no git checkout.
+        ValueError: Bad tolerance or floor, or reference-cases mode without recorded ratios.
+    """
+    if tolerance < 1.0 or floor < 0:
+        raise ValueError(f"tolerance must be >= 1 and floor >= 0, got {tolerance} and {floor}")
+    root = repo if repo is not None else source_root()
+    git_repo = repo_root(root) if root is not None else None
+    ref = None
+    if against is not None:
+        if git_repo is None:
+            raise RevisionError(f"--against {against} needs a git checkout of packbench; none at {root}")
+        ref = resolve(git_repo, against), f"--against {against}"
+    elif not no_history and git_repo is not None:
+        ref = default_ref(git_repo, (baseline or {}).get("commit"))
+    kw = dict(cases=cases, rounds=rounds, pairs=pairs, full=full, suite_file=suite_file, progress=progress)
+    if ref is not None:
+        sha, why = ref
+        with tempfile.TemporaryDirectory(prefix="packbench-ref-") as tmp:
+            tree = export_tree(git_repo, sha, Path(tmp) / "tree")
+            res = run_ab(Side("current tree", root), Side(f"REF {sha[:10]}", tree), **kw)
+        desc = f"paired A/B: current tree vs REF {sha[:10]} ({why}), {rounds} rounds x {pairs} pairs"
+        return CheckReport(PAIRED, desc, _rows(res, baseline, tolerance, floor, confidence, {}), res)
+    ratios = _ratio_map(baseline)
+    if not ratios:
+        raise ValueError("no git history to compare with, and the baseline records no reference ratios: "
+                         "run 'packbench bench --update-baseline' on a known-good tree")
+    res = run_ab(Side("current tree", root), Side("reference cases", root, reference_for), **kw)
+    desc = (f"no git history: each case paired with its fixed reference case, ratio compared with the "
+            f"baseline's (recorded at {(baseline or {}).get('commit') or 'unknown commit'}), "
+            f"{rounds} rounds x {pairs} pairs")
+    return CheckReport(REFERENCE_CASES, desc, _rows(res, baseline, tolerance, floor, confidence, ratios), res)
+
+
+def _rows(res: ABResult, baseline: dict[str, Any] | None, tolerance: float, floor: float, confidence: float,
+          ratios: dict[str, float]) -> list[CheckRow]:
+    base_cases = (baseline or {}).get("cases", {})
+    rows = []
+    names = list(res.quality_a) + [n for n in res.errors_a if n not in res.quality_a]
+    for name in names:
+        notes: list[str] = []
+        p = None
+        if name in res.errors_a:
+            speed, quality = ERROR, ERROR
+            notes.append(f"current tree: {res.errors_a[name]}")
+        else:
+            if name in res.errors_b:
+                notes.append(f"REF: {res.errors_b[name]}")
+            speed = NOT_TIMED
+            if name in res.a and (not ratios or name in ratios):
+                scale = ratios.get(name, 1.0)
+                p = paired(res.a[name], [t * scale for t in res.b[name]], confidence)
+                speed, sentence = judge_speed(p, tolerance, floor)
+                if speed != OK:
+                    notes.insert(0, sentence)
+            ref_q = None if ratios else res.quality_b.get(name)
+            quality, why = judge_quality(res.quality_a[name], ref_q, base_cases.get(name, {}).get("quality"))
+            if name in res.unstable:
+                quality, why = NONDETERMINISTIC, ["quality figures differ between fresh processes"]
+            if quality != NEW or base_cases:
+                notes += why
+        rows.append(CheckRow(name, speed, quality, p, tuple(notes)))
+    return rows
+
+
+def measure_reference_ratios(root: Path | None, full: bool = False, cases: Sequence[str] | None = None,
+                             rounds: int = 2, pairs: int = 3, progress: Callable[[str], None] | None = None) -> tuple[ABResult, dict[str, tuple[str, float]]]:
+    """Quality figures and (reference case, median ratio) of every case, for ``--update-baseline``."""
+    res = run_ab(Side("current tree", root), Side("reference cases", root, reference_for),
+                 cases=cases, rounds=rounds, pairs=pairs, full=full, skip_references=False, progress=progress)
+    ratios = {}
+    for name in res.a:
+        ref_name = reference_for(name)
+        if ref_name is not None:
+            ratios[name] = (ref_name, paired(res.a[name], res.b[name]).ratio)
+    return res, ratios

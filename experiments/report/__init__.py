@@ -1,0 +1,59 @@
+"""The report step: summaries, the decision table and plots derived from the rows of ``runs.jsonl``.
+
+``summary.md`` opens with the answer to "which strategy should I ship?": per
+source x budget the Pareto set of strategies over (quality, p95 latency) and
+the recommended one with its reason (`decision`), then the detail tables with
+units in their headers (`tables`). ``summary.csv`` has one line per source
+variant x budget x strategy with every summary column declared in
+`metrics.ALL_METRICS`. Plots (`plots.PLOTS`) go to ``plots/<name>.png``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .decision import TOLERANCE, Candidate, Decision, decisions, pareto_front
+from .frame import frame, measured
+from .markdown import summary_markdown
+from .plots import PLOTS, strategy_style
+from .tables import detail, markdown_table, order_table, overview, summarise
+
+__all__ = ["PLOTS", "TOLERANCE", "Candidate", "Decision", "decisions", "pareto_front", "summarise", "detail",
+           "overview", "order_table", "write_report", "markdown_table"]
+
+
+def write_report(out_dir: str | Path, rows: Sequence[Mapping[str, Any]], plots: Sequence[str] | None = None,
+                 title: str | None = None) -> list[Path]:
+    """Write summary.csv, summary.md and the plots; return the paths written.
+
+    Args:
+        out_dir: The result directory (a ``manifest.json`` there adds its data notes).
+        rows: The result rows.
+        plots: Names in `PLOTS` (default: all).
+        title: Heading of summary.md (default: the experiment's name).
+
+    Raises:
+        ValueError: An unknown plot name.
+    """
+    from ..storage import write_atomic
+
+    names = list(PLOTS) if plots is None else list(plots)
+    unknown = [p for p in names if p not in PLOTS]
+    if unknown:
+        raise ValueError(f"unknown plot(s) {unknown}; valid: {', '.join(PLOTS)}")
+    out = Path(out_dir)
+    df = frame(rows)
+    cells = decisions(df)
+    written = [out / "summary.csv", out / "summary.md"]
+    write_atomic(written[0], summarise(df).to_csv(index=False, float_format="%.6g"))
+    name = title or (rows[0]["experiment"] if rows else out.name)
+    write_atomic(written[1], summary_markdown(out, name, df, rows, cells, names))
+    ok = measured(df)
+    style = strategy_style(df["choice"].unique()) if not df.empty else {}
+    for plot in names:
+        path = out / "plots" / f"{plot}.png"
+        PLOTS[plot](ok, path, style, cells)
+        written.append(path)
+    return written

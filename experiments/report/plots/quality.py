@@ -1,0 +1,101 @@
+"""Quality figures: the Pareto view (quality vs p95 latency per cell) and score ratio vs budget per source."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...metrics import ALL_METRICS
+from ..decision import Decision
+from ..frame import budget_sort, budget_text
+from .style import dodge, empty_figure, legend_below, log_axis, panel_grid, save
+
+__all__ = ["pareto", "ratio_vs_budget"]
+
+
+def _ylim(ax, metric: str) -> None:
+    low, high = ALL_METRICS[metric].range  # the metric's declared range: no zoom that inflates differences
+    ax.set_ylim(low - 0.03 * (high - low), high + 0.06 * (high - low))
+
+
+def _cell_title(d: Decision) -> str:
+    dedupe = "" if d.near_dup is None else ", no dedupe" if d.near_dup == "off" else f", dedupe {d.near_dup}"
+    return f"{d.source}, {budget_text(d.budget)}{dedupe}"
+
+
+def pareto(df, path: Path, style: dict[str, dict[str, Any]], cells: Sequence[Decision]) -> None:
+    """One panel per cell: every strategy at (p95 latency, quality), the Pareto set joined, the pick ringed."""
+    cells = [d for d in cells if d.candidates]
+    if not cells:
+        save(empty_figure("Quality vs p95 latency", "no cell has a strategy with every run measured"), path)
+        return
+    fig, axes = panel_grid(len(cells), "Quality vs p95 latency per source and budget: Pareto set joined, "
+                                       "recommended strategy ringed", cols=4, size=(4.4, 3.3))
+    for ax, d in zip(axes, cells):
+        for c in d.candidates:
+            on_front = c in d.front
+            ax.scatter(c.p95_ms, c.quality, s=44 if on_front else 26, alpha=1.0 if on_front else 0.7,
+                       label=c.strategy, zorder=3, edgecolors="none", **style[c.strategy])
+        xs = [c.p95_ms for c in d.front]
+        ys = [c.quality for c in d.front]
+        ax.step(xs, ys, where="post", color="0.3", lw=1.0, zorder=2)
+        if d.pick is not None:
+            ax.scatter(d.pick.p95_ms, d.pick.quality, s=190, facecolors="none", edgecolors="black", lw=1.4, zorder=4)
+            ax.annotate(d.pick.strategy, (d.pick.p95_ms, d.pick.quality), xytext=(6, -12),
+                        textcoords="offset points", fontsize=8)
+        log_axis(ax, [c.p95_ms for c in d.candidates])
+        _ylim(ax, "answer_recall" if d.quality_name == "answer recall" else "score_ratio")
+        ax.set_title(_cell_title(d), fontsize=9)
+        ax.set_xlabel("p95 runtime (ms, log scale)", fontsize=8)
+        ax.set_ylabel(f"mean {d.quality_name}", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    rows = legend_below(fig, style, [c.strategy for d in cells for c in d.candidates])
+    save(fig, path, legend_rows=rows)
+
+
+def _x_categories(part) -> tuple[str, list[str], str]:
+    """(column, categories, axis label) of a source's panel: its budgets, or its variants at one budget."""
+    budgets = sorted(part["budget_key"].unique(), key=budget_sort)
+    variants = sorted(part["source_label"].unique())
+    if len(budgets) == 1 and len(variants) > 1:
+        return "source_label", variants, f"instance variant (budget: {budget_text(budgets[0])})"
+    shares = all("." in b for b in budgets)
+    label = ("budget (share of the instance's tokens)" if shares else
+             "budget (tokens)" if all(b.isdigit() for b in budgets) else "budget")
+    return "budget_key", budgets, label
+
+
+def ratio_vs_budget(df, path: Path, style: dict[str, dict[str, Any]], cells: Sequence[Decision] = ()) -> None:
+    """Mean score ratio per strategy, one panel per source, budgets (or variants) as categories."""
+    sources = sorted(df["source"].unique()) if not df.empty else []
+    if not sources:
+        save(empty_figure("Score ratio vs budget", "no measured runs"), path)
+        return
+    fig, axes = panel_grid(len(sources), "Mean score ratio to the optimum, per source (0 to 1; dodged so equal "
+                                         "values stay visible)", cols=3)
+    for ax, source in zip(axes, sources):
+        part = df[df["source"] == source]
+        col, cats, xlabel = _x_categories(part)
+        strategies = sorted(part["choice"].unique())
+        for k, strat in enumerate(strategies):
+            means = part[part["choice"] == strat].groupby(col)["score_ratio"].mean()
+            xs = np.array([cats.index(c) for c in means.index], dtype=float) + dodge(k, len(strategies))
+            order = np.argsort(xs)
+            ax.plot(xs[order], means.to_numpy()[order], lw=0.8 if col == "budget_key" else 0, ms=5,
+                    label=strat, **style[strat])
+        shown = [c if col == "budget_key" else c[c.index("(") + 1:-1] if "(" in c else c for c in cats]
+        ax.set_xticks(range(len(cats)), [budget_text(c) if col == "budget_key" else c for c in shown],
+                      fontsize=7, rotation=0 if len(cats) <= 4 else 25)
+        ax.set_xlim(-0.6, len(cats) - 0.4)
+        _ylim(ax, "score_ratio")
+        ax.set_title(source, fontsize=10)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel("mean score ratio", fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.grid(axis="y", alpha=0.3)
+    rows = legend_below(fig, style, df["choice"].unique())
+    save(fig, path, legend_rows=rows)
