@@ -46,6 +46,11 @@ class ResumeState:
 
         self.redone_code: Counter[str] = Counter()
         self.redone_unavailable = 0
+        self.total = sum(len(pu.run_ids) for pu in planned)
+        if not stored:  # a fresh directory: everything to do, nothing to compare
+            self.stale, self.redo, self.resumed = set(), set(), 0
+            self.pending = list(planned)
+            return
         redo: set[str] = set()
         wanted: set[str] = set()
         codes: dict[int, str] = {}
@@ -70,7 +75,6 @@ class ResumeState:
         self.redo = redo
         done = set(stored) - redo
         self.resumed = len(done & wanted)
-        self.total = len(wanted)
         self.pending = [p for p in (pu.pending(done) for pu in planned) if p is not None]
 
 
