@@ -244,10 +244,12 @@ class ExperimentConfig(BaseModel):
     def _check_reference(self) -> "ExperimentConfig":
         from packbench.algorithms import STRATEGIES
         ref = self.reference_name
-        if ref not in STRATEGIES:
-            raise ValueError(f"reference: unknown strategy {ref!r}; valid: {', '.join(sorted(STRATEGIES))}")
+        try:  # a built-in name, a plug-in's name or an import path, as for any strategy
+            ref_cls = STRATEGIES.lookup(ref)
+        except ValueError as exc:
+            raise ValueError(f"reference: {exc}") from None
         try:
-            STRATEGIES[ref](**self.reference_params)
+            ref_cls(**self.reference_params)
         except TypeError as exc:
             raise ValueError(f"reference_params: {exc}") from None
         missing = [f"sources[{k}]" for k, src in enumerate(self.sources) if not (src.budgets or self.budgets)]

@@ -253,3 +253,16 @@ def test_contract_violation_in_an_experiment_is_an_error_row(tmp_path):
     assert rows and all(r["status"] == "error" for r in rows)
     assert rows[0]["reason"].startswith("StrategyContractError: strategy 'tests.plugins:twice' broke the function "
                                         "contract: returned")
+
+
+def test_a_config_names_outside_components_by_import_path_everywhere():
+    from packbench.experiments.config import parse_config
+
+    cfg = parse_config({"name": "paths", "budgets": ["natural"], "reference": "tests.plugins:TopFracGreedy",
+                        "sources": [{"name": "tests.plugins:Late"}], "orders": ["tests.plugins:Reversed"],
+                        "strategies": [{"name": "tests.plugins:by_score", "min_score": [0.0, 2.5]}]})
+    assert cfg.reference_name == "tests.plugins:TopFracGreedy"
+    assert [g for s in cfg.strategies for g in s.grid()] == [{"min_score": 0.0}, {"min_score": 2.5}]
+    with pytest.raises(ValueError, match=r"reference: strategy 'tests.plugins:Nope': module 'tests.plugins' has no"):
+        parse_config({"name": "paths", "budgets": ["natural"], "reference": "tests.plugins:Nope",
+                      "sources": ["traps"], "strategies": ["greedy"]})
