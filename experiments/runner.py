@@ -151,7 +151,8 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
     from .provenance import provenance as current_provenance
     from .provenance import relative_to_repo
     from .report import write_report
-    from .storage import REPORT_EXCLUDED, read_runs, write_atomic
+    from .columnar import read_runs
+    from .storage import REPORT_EXCLUDED, write_atomic
 
     prov = current_provenance()
     manifest: dict[str, Any] = {

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunStore", "write_atomic", "write_atomic_lines", "read_runs", "RUNS_FILE", "REPORT_EXCLUDED"]
+__all__ = ["RunStore", "write_atomic", "write_atomic_lines", "RUNS_FILE", "REPORT_EXCLUDED"]
 
 RUNS_FILE = "runs.jsonl"
 # Columns no report table reads: left out when a report loads many rows.
@@ -198,10 +198,3 @@ class RunStore:
             os.fsync(fh.fileno())
         return payload.count(b"\n")
 
-
-def read_runs(out_dir: str | Path, columns: Sequence[str] | None = None, *, exclude: Sequence[str] = (),
-              export: bool = True) -> Any:
-    """The rows of `out_dir` as a pandas DataFrame, via ``runs.parquet`` (see `columnar.read_runs`)."""
-    from .columnar import read_runs as _read
-
-    return _read(out_dir, columns, exclude=exclude, export=export)

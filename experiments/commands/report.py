@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from ..report import PLOTS, write_report
-    from ..storage import REPORT_EXCLUDED, RunStore, read_runs
+    from ..columnar import read_runs
+    from ..storage import REPORT_EXCLUDED, RunStore
 
     store = RunStore(args.dir)
     if not store.path.is_file():
