@@ -189,10 +189,16 @@ def embed_texts(texts: Sequence[str], embedder: str | Embedder = "hashing", *, c
         except (OSError, ValueError):  # a damaged cache file is recomputed, never trusted
             pass
     vectors = model.embed(texts)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
-    np.save(tmp, vectors)
-    os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(tmp, vectors)
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
+    except OSError:  # a read-only or full cache folder costs the next run a recomputation, nothing else
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
     return vectors
 
 

@@ -44,7 +44,8 @@ def embedding_matrix(items: Sequence[Item], who: str) -> np.ndarray:
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
     """Each row divided by its Euclidean norm; zero rows stay zero."""
     norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
-    return np.divide(matrix, norms[:, None], out=np.zeros_like(matrix), where=norms[:, None] > 0)
+    # Zero rows are divided by 1 (and stay zero): one allocation, no masked write.
+    return matrix / np.where(norms > 0, norms, 1.0)[:, None]
 
 
 def cosine(u: np.ndarray, v: np.ndarray) -> float:

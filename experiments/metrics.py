@@ -298,6 +298,12 @@ ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
     Metric("utilisation", lambda m: budget_utilisation(m.packing.tokens, m.budget),
            (Aggregate("utilisation_mean", "mean"),), "tokens used (pinned included) over the budget",
            "share of budget", (0.0, 1.0)),
+    # Only a peer adapter can go over the budget (pack raises for packbench's own strategies); the
+    # packing is what the peer chose, so the violation is counted here, never hidden.
+    Metric("budget_violation", lambda m: m.packing.tokens > m.budget, (Aggregate("budget_violations", "sum"),),
+           "the packing uses more tokens than the budget (a peer's own overflow)", "bool", (0.0, 1.0)),
+    Metric("over_tokens", lambda m: max(0, m.packing.tokens - m.budget), (Aggregate("over_tokens_max", "max"),),
+           "tokens over the budget (0 when within)", "tokens", (0.0, None)),
     Metric("utility", lambda m: m.positional[0], (),
            "position-weighted utility: sum of attention weight x score", "score", (0.0, None)),
     Metric("order_efficiency", lambda m: m.positional[1], (),

@@ -73,3 +73,10 @@ def test_wordllama_loads_offline_from_the_package(monkeypatch, tmp_path):
     unit = vecs / np.linalg.norm(vecs, axis=1)[:, None]
     assert vecs.shape == (3, 256) and unit[0] @ unit[1] > unit[0] @ unit[2]
     assert embed_texts(["x y"], "wordllama", dim=64, cache=False).shape == (1, 64)
+
+
+def test_unwritable_cache_folder_still_returns_the_embeddings(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    out = embed_texts(["alpha beta"], cache=True, cache_dir=blocker / "cache")
+    assert out.shape == (1, 256) and np.array_equal(out, embed_texts(["alpha beta"]))

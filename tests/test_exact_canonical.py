@@ -44,6 +44,7 @@ def _paths(monkeypatch, path):
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
     elif path == "bnb":  # branch and bound proves, then the canonical step re-reduces and runs the DP
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
+        monkeypatch.setattr(exact_module, "_MIN_SLICE", 30.0)  # time to prove even on a loaded machine
     elif path == "race":  # no memory for the first DP: CP-SAT and branch and bound race
         real = exact_module.dp_cost
         calls = []
@@ -87,3 +88,17 @@ def test_one_hundred_identical_exact_calls_give_one_set():
 def test_dp_deadline_stops_between_items():
     with pytest.raises(TimeoutError):
         dp_module.dp_knapsack([3, 4, 5], [1.0, 2.0, 3.0], 8, deadline=0.0)
+
+
+@pytest.mark.parametrize("path", ["direct", "bnb"])
+@settings(max_examples=100, deadline=None)
+@given(case=st.integers(2, 12).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 9), min_size=n, max_size=n), st.integers(1, 30))))
+def test_subset_sum_instances_take_the_bitset_dp_to_the_same_canonical_set(path, case):
+    tokens, room = case
+    scores = [2 * w for w in tokens]  # every density equal
+    with pytest.MonkeyPatch.context() as mp:
+        _paths(mp, path)
+        sel = Exact().select(_problem(tokens, scores, room))
+    assert sel.optimal is True and sel.indices == _lex_first_optimum(tokens, scores, room)
+    assert dp_module.subset_sum_lex(tokens, room)[0] == list(_lex_first_optimum(tokens, tokens, room))

@@ -15,7 +15,7 @@ from packbench.algorithms import ORDERS, STRATEGIES, Item, pack
 from packbench.algorithms.peers import PEER_ORDERS, PEER_STRATEGIES, PeerUnavailableError
 from packbench.algorithms.peers.base import require
 from packbench.algorithms.strategies.base import Refused
-from packbench.algorithms.peers.embedding import hash_embed
+from packbench.algorithms.peers.embedding import item_vectors, text_vectors
 from packbench.algorithms.tokens import count_tokens
 
 
@@ -73,12 +73,13 @@ def test_list_marks_a_missing_peer(monkeypatch, capsys):
     assert "pyversity: " in out and "[skipped here: strategy 'pyversity' needs" in out
 
 
-def test_hash_embed_is_deterministic_and_unit_length():
-    a = hash_embed(["the river book", "the river book", "bananas are yellow", ""], dim=64)
-    assert (a[0] == a[1]).all() and abs((a[0] ** 2).sum() - 1) < 1e-12 and not a[3].any()
-    assert a[0] @ a[2] < 0.5
-    with pytest.raises(TypeError, match="not a single str"):
-        hash_embed("abc")
+def test_peers_use_the_items_embeddings_else_the_hashing_embedder():
+    a = text_vectors(["the river book", "the river book", "bananas are yellow"], dim=64)
+    assert (a[0] == a[1]).all() and abs((a[0] ** 2).sum() - 1) < 1e-12 and a[0] @ a[2] < 0.5
+    plain = [Item("x", "the river book", 1.0, 3), Item("y", "bananas are yellow", 1.0, 3)]
+    assert (item_vectors(plain, 64) == text_vectors(["the river book", "bananas are yellow"], 64)).all()
+    own = [Item("x", "t", 1.0, 1, embedding=(1.0, 0.0)), Item("y", "u", 1.0, 1, embedding=(0.0, 1.0))]
+    assert item_vectors(own).tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 
 # --- the contract every peer keeps (it may overflow, but then says so exactly) ----------------------
@@ -307,3 +308,49 @@ def test_pyversity_diversifies_away_from_a_duplicate(method):
     assert sorted(res.ids) == ["a", "b"]
     # With no diversity it is the score order.
     assert sorted(pack(items, 20, None, strategy="pyversity", method="mmr", diversity=0.0).ids) == ["a", "a2"]
+
+
+# --- through the harness: the overflow is a row fact and a summary column ----------------------------
+
+def test_the_runner_records_a_peer_overflow_and_the_summary_counts_it(tmp_path, monkeypatch):
+    need("haystack", "peers-haystack")
+    import csv
+    import json
+
+    from packbench.experiments.config import parse_config
+    from packbench.experiments.runner import run_experiment
+
+    # Five words, ten tokens each document: the word threshold lets twice the budget through.
+    record = {"id": "q", "budget": 40, "candidates": [
+        {"id": f"d{k}", "text": "one two three four five", "score": 10 - k, "tokens": 10} for k in range(8)]}
+    (tmp_path / "c.jsonl").write_text(json.dumps(record) + "\n")
+    monkeypatch.chdir(tmp_path)
+    config = parse_config({"name": "overflow", "seeds": [0], "budgets": ["natural"], "near_dup": ["off"],
+                           "reference": "exact_dp", "sources": [{"name": "jsonl", "path": "c.jsonl"}],
+                           "strategies": [{"name": "haystack_litm"}, {"name": "haystack_litm_tokens"}]})
+    run_experiment(config, tmp_path / "out", progress=False)
+    rows = {r["strategy"]: r for r in map(json.loads, (tmp_path / "out" / "runs.jsonl").read_text().splitlines())}
+    over, exact = rows["haystack_litm"], rows["haystack_litm_tokens"]
+    assert over["status"] == "ok" and over["budget_violation"] is True and over["over_tokens"] == 40
+    assert len(over["chosen_ids"]) == 8 and over["tokens"] == 80  # what the peer chose, not cut
+    assert exact["budget_violation"] is False and exact["over_tokens"] == 0 and exact["tokens"] == 40
+    summary = {r["strategy"]: r for r in csv.DictReader((tmp_path / "out" / "summary.csv").open())}
+    assert float(summary["haystack_litm"]["budget_violations"]) == 1
+    assert float(summary["haystack_litm"]["over_tokens_max"]) == 40
+    assert float(summary["haystack_litm_tokens"]["budget_violations"]) == 0
+    # The overflowing peer scores higher, but the report never recommends a packing over the budget.
+    assert float(summary["haystack_litm"]["ratio_mean"]) > float(summary["haystack_litm_tokens"]["ratio_mean"])
+    text = (tmp_path / "out" / "summary.md").read_text()
+    assert "**haystack_litm_tokens**" in text and "**haystack_litm**" not in text
+
+
+def test_the_peers_config_runs_every_peer_next_to_packbench():
+    from packbench.experiments.config import load_config
+    from packbench.experiments.provenance import REPO_ROOT
+
+    cfg = load_config(REPO_ROOT / "configs" / "peers.toml")
+    names = {s.name for s in cfg.strategies}
+    assert {cls.name for cls in PEER_STRATEGIES} <= names and {"exact", "greedy_best_single"} <= names
+    orders = {o.name for s in cfg.sources for o in s.orders or ()}
+    assert {cls.name for cls in PEER_ORDERS} | {"lost_in_middle"} <= orders
+    assert {s.name for s in cfg.sources} == {"traps", "nq_open", "conversation", "retrieval"}

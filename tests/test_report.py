@@ -243,3 +243,12 @@ def test_runtime_panels_keep_dedupe_settings_apart_and_need_a_size_range():
     panels = runtime_panels(frame(rows))
     assert [(s, nd, sorted(p["n_candidates"])) for s, nd, p in panels] == [
         ("retrieval", "0.8", [40, 160]), ("retrieval", "off", [40, 160])]
+
+
+def test_equal_answer_recall_is_decided_by_the_score_ratio():
+    rows = cell_rows(source="nq_open", budget=512, prefix=[(0.86, 0.0010, 1.0)] * 2,
+                     greedy=[(0.95, 0.0011, 1.0)] * 2, exact=[(1.0, 0.0030, 1.0)] * 2)
+    (d,) = decisions(frame(rows))
+    assert [c.strategy for c in d.front] == ["prefix", "greedy", "exact"]  # same recall, better ratio: kept
+    assert d.pick.strategy == "greedy" and "mean score ratio 0.950" in d.why  # a latency tie with prefix
+    assert "best exact" in d.why

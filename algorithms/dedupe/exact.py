@@ -187,7 +187,10 @@ def _prefix_lists(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bou
 
 def exact_word_ids(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int]:
     """(dense word id per word, words per text, vocabulary size): equal ids if and only if equal words."""
-    codes, lens = word_codes(texts, exact=True)
+    return _dense_ids(*word_codes(texts, exact=True))
+
+
+def _dense_ids(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     vocab = np.unique(codes)
     return np.searchsorted(vocab, codes), lens, len(vocab)  # sorts the distinct codes only
 
@@ -215,15 +218,23 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     texts = anchors_first + visit
     if not visit:
         return [], {}
+    # One exact tokenisation serves the filter and the join (the filter takes exact codes as well).
+    codes, lens = word_codes([it.text for it in texts], exact=True)
+    mask = may_match(codes, lens, threshold)
     # Texts proven unable to match are left out: they are kept and never absorb anything.
-    active = active_texts([it.text for it in texts], threshold).tolist()
-    dropped = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold)
+    active = np.flatnonzero(mask).tolist()
+    dropped = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold,
+                    codes[np.repeat(mask, lens)], lens[mask])
     return [it for it in visit if it.id not in dropped], dropped
 
 
-def _join(texts: Sequence[Item], n_pinned: int, threshold: float) -> dict[str, str]:
-    """The prefix-filtered join over `texts` (pinned anchors first, then candidates in visiting order)."""
-    word_ids, lens, vocab = exact_word_ids([it.text for it in texts])
+def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndarray,
+          lens: np.ndarray) -> dict[str, str]:
+    """The prefix-filtered join over `texts` (pinned anchors first, then candidates in visiting order).
+
+    `codes` and `lens` are the exact word codes of `texts` (`word_codes(..., exact=True)`).
+    """
+    word_ids, lens, vocab = _dense_ids(codes, lens)
     sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
     index_ranks, probe_ranks = _prefix_lists(sizes_a, unshared, flat, bounds_a, threshold)
     sizes, bounds = sizes_a.tolist(), bounds_a.tolist()

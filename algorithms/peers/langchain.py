@@ -1,8 +1,8 @@
 """LangChain: `trim_messages`, `EmbeddingsRedundantFilter`, `maximal_marginal_relevance`, `LongContextReorder`.
 
 Extra: ``pip install 'packbench[peers-langchain]'`` (langchain-core, langchain-community).
-Embeddings come from `hash_embed` (deterministic, no model download), wrapped as a LangChain
-`Embeddings` object.
+Embeddings come from the project's `HashingEmbedder` (deterministic, no model download), wrapped as a
+LangChain `Embeddings` object; the query and the documents are embedded the same way.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from ..items import Item, Problem, Selection
 from ..params import Param, int_in, one_of, real_in
 from .base import PeerOrder, PeerStrategy, fill_in_order, peer_selection, require, score_rank
-from .embedding import DEFAULT_DIM, hash_embed
+from .embedding import DEFAULT_DIM, text_vectors
 
 __all__ = ["LangChainTrim", "LangChainRedundantFilter", "LangChainMMR", "LangChainReorder"]
 
@@ -25,15 +25,15 @@ _MODULES = ("langchain_core", "langchain_community")
 
 
 def _embeddings(owner: Any, dim: int) -> Any:
-    """A LangChain `Embeddings` backed by `hash_embed` (built on first use, so the import stays lazy)."""
+    """A LangChain `Embeddings` backed by `text_vectors` (built on first use, so the import stays lazy)."""
     base = require(owner, "langchain_core.embeddings").Embeddings
 
     class HashEmbeddings(base):  # type: ignore[misc, valid-type]
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return hash_embed(texts, dim).tolist()
+            return text_vectors(texts, dim).tolist()
 
         def embed_query(self, text: str) -> list[float]:
-            return hash_embed([text], dim)[0].tolist()
+            return text_vectors([text], dim)[0].tolist()
 
     return HashEmbeddings()
 
@@ -141,8 +141,8 @@ class LangChainMMR(PeerStrategy):
         utils = require(self, "langchain_core.vectorstores.utils")
         if not problem.candidates:
             return peer_selection(problem, ())
-        query = hash_embed(["\n".join(it.text for it in problem.pinned)], self.params["dim"])[0]
-        vectors = hash_embed([it.text for it in problem.candidates], self.params["dim"])
+        query = text_vectors(["\n".join(it.text for it in problem.pinned)], self.params["dim"])[0]
+        vectors = text_vectors([it.text for it in problem.candidates], self.params["dim"])
         order = utils.maximal_marginal_relevance(np.asarray(query), vectors.tolist(),
                                                  lambda_mult=self.params["lambda_mult"], k=len(vectors))
         return peer_selection(problem, fill_in_order(problem, order))

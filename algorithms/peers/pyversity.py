@@ -12,13 +12,13 @@ import numpy as np
 from ..items import Problem, Selection
 from ..params import Param, int_in, one_of, real_in
 from .base import PeerStrategy, fill_in_order, peer_selection, require
-from .embedding import DEFAULT_DIM, hash_embed
+from .embedding import DEFAULT_DIM, item_vectors
 
 __all__ = ["Pyversity"]
 
 
 class Pyversity(PeerStrategy):
-    """pyversity `diversify` (MMR or DPP) over hashing embeddings and the scores, then its ranking while it fits.
+    """pyversity `diversify` (MMR or DPP) over the items' embeddings (else hashing ones) and the scores, then its ranking while it fits.
 
     Relevance is the score over the largest score (in [0, 1], like the cosine similarities
     pyversity is used with; raw BM25 scores in the tens would drown any diversity weight).
@@ -47,7 +47,7 @@ class Pyversity(PeerStrategy):
         cands = problem.candidates
         if not cands:
             return peer_selection(problem, ())
-        vectors = hash_embed([it.text for it in cands], self.params["dim"])
+        vectors = item_vectors(cands, self.params["dim"])
         scores = np.array([it.score for it in cands], dtype=float)
         if scores.max() > 0:  # relevance in [0, 1], as cosine similarities are, so `diversity` keeps its meaning
             scores = scores / scores.max()

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from ..items import Problem, Selection
 from ..params import Param, int_in, one_of, real_in
 from .base import PeerStrategy, peer_selection, require
-from .embedding import DEFAULT_DIM, hash_embed
+from .embedding import DEFAULT_DIM, item_vectors
 
 __all__ = ["TokenPack", "SELECTORS"]
 
@@ -23,7 +23,7 @@ class TokenPack(PeerStrategy):
     """tokenpack-rag `select_chunks` with one of its selectors; chunk value and similarity = the score.
 
     Each candidate is a tokenpack `ScoredChunk` whose ``value`` and ``raw_similarity`` are its score
-    and whose ``weight`` is its tokens (for ``mmr``, with a hashing embedding). Budget: every
+    and whose ``weight`` is its tokens (for ``mmr``, with the item's embedding, else a hashing one). Budget: every
     selector fills against ``weight`` itself (the knapsack rounds weights *up* when it coarsens its
     table, above 10^7 cells, so it never overflows); the adapter checks and records any overflow.
     As it ships, only the best ``candidate_pool`` candidates by value are considered.
@@ -50,7 +50,7 @@ class TokenPack(PeerStrategy):
         selectors = require(self, "tokenpack.selectors")
         models = require(self, "tokenpack.models")
         cands = problem.candidates
-        vectors = (hash_embed([it.text for it in cands], self.params["dim"]).tolist()
+        vectors = (item_vectors(cands, self.params["dim"]).tolist()
                    if self.params["selector"] == "mmr" and cands else [None] * len(cands))
         scored = []
         for k, it in enumerate(cands):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["dp_cost", "dp_memory_bytes", "dp_knapsack", "dp_row_length"]
+__all__ = ["dp_cost", "dp_memory_bytes", "dp_knapsack", "dp_row_length", "subset_sum_bytes", "subset_sum_lex"]
 
 # Bytes of a numpy array object plus its list slot, counted per stored bit array.
 ARRAY_OVERHEAD = 120
@@ -131,3 +131,50 @@ def dp_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,
             chosen.append(pos)
             j = off
     return chosen, float(dp[room])
+
+
+def subset_sum_bytes(tokens: Sequence[int], room: int) -> int:
+    """Bytes `subset_sum_lex` keeps: one reachability bitset of room + 1 bits per item, plus headers."""
+    return (len(tokens) + 1) * ((room + 1 + 7) // 8 + ARRAY_OVERHEAD)
+
+
+def subset_sum_lex(tokens: Sequence[int], room: int,
+                   deadline: float | None = None) -> tuple[list[int], int]:
+    """The lexicographically first set with the largest token total <= room (subset sum).
+
+    When every item's score is the same multiple of its tokens, the best score
+    is the best token total, and reachability alone decides: a bitset of the
+    totals reachable with items k..n-1 (a Python integer; bit j set when total
+    j is reachable), built last to first by ``reach |= reach << w``. The set is
+    rebuilt first item first, taking an item whenever the rest can still reach
+    the target. Far cheaper than `dp_knapsack` (one shift-or over room / 64
+    words per item); the same canonical rule.
+
+    Args:
+        tokens: Positive token counts, each <= room.
+        room: Capacity.
+        deadline: A `time.perf_counter()` value; past it the DP stops between two items.
+
+    Returns:
+        (positions in increasing order, their token total).
+
+    Raises:
+        TimeoutError: The deadline passed before the DP finished.
+    """
+    mask = (1 << (room + 1)) - 1
+    suffix = [0] * (len(tokens) + 1)
+    reach = 1
+    suffix[len(tokens)] = reach
+    for pos in range(len(tokens) - 1, -1, -1):
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TimeoutError("subset_sum_lex: deadline passed")
+        reach = (reach | (reach << int(tokens[pos]))) & mask
+        suffix[pos] = reach
+    target = reach.bit_length() - 1
+    chosen, left = [], target
+    for pos, w in enumerate(tokens):
+        w = int(w)
+        if left >= w and (suffix[pos + 1] >> (left - w)) & 1:
+            chosen.append(pos)
+            left -= w
+    return chosen, target

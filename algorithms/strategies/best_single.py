@@ -23,8 +23,9 @@ class GreedyBestSingle(Strategy):
 
     def select(self, problem: Problem) -> Selection:
         cands, room = problem.candidates, problem.room
-        fits = [k for k in range(len(cands)) if cands[k].tokens <= room]
-        order = [k for k in density_order(cands) if cands[k].tokens <= room]
+        tokens = [it.tokens for it in cands]
+        fits = [k for k in range(len(cands)) if tokens[k] <= room]
+        order = [k for k in density_order(cands) if tokens[k] <= room]
         best = greedy_fill(cands, room, order=order)
         if fits:
             single = min(fits, key=lambda k: (-cands[k].score, cands[k].tokens, cands[k].id))

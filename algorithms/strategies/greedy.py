@@ -4,18 +4,95 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from ..bounds import dantzig_bound
 from ..items import Item, Problem, Selection
 from .base import Strategy
 
 __all__ = ["Greedy", "density_order", "greedy_fill", "bounded_selection"]
 
+# Below this many candidates the plain Python loops are faster than numpy's per-call overhead.
+_VECTOR_MIN = 256
+# Token counts and rooms up to this fit int64 arithmetic with room to spare (the validator's total cap).
+_INT64_SAFE = 2**62
+_WINDOW = 64  # first window of the blockwise scans; doubles while nothing is found
 
-def density_order(candidates: Sequence[Item]) -> list[int]:
-    """Candidate indices by score/tokens descending, ties by score descending, then id."""
+
+def _python_density_order(candidates: Sequence[Item]) -> list[int]:
     return sorted(range(len(candidates)),
                   key=lambda k: (-candidates[k].score / candidates[k].tokens, -candidates[k].score,
                                  candidates[k].id))
+
+
+def density_order(candidates: Sequence[Item]) -> list[int]:
+    """Candidate indices by score/tokens descending, ties by score descending, then id."""
+    n = len(candidates)
+    if n < _VECTOR_MIN:
+        return _python_density_order(candidates)
+    # The densities are Python's own divisions, so the keys are the same floats as the reference's.
+    neg_density = np.fromiter((-it.score / it.tokens for it in candidates), dtype=np.float64, count=n)
+    neg_score = np.fromiter((-it.score for it in candidates), dtype=np.float64, count=n)
+    order = np.lexsort((neg_score, neg_density))
+    d, s = neg_density[order], neg_score[order]
+    tie = (d[1:] == d[:-1]) & (s[1:] == s[:-1])
+    out = order.tolist()
+    if tie.any():
+        # Runs of equal (density, score) keys go by id; lexsort is stable, so equal ids keep index order.
+        starts = np.flatnonzero(np.diff(np.concatenate([[False], tie, [False]]).astype(np.int8)) == 1)
+        ends = np.flatnonzero(np.diff(np.concatenate([[False], tie, [False]]).astype(np.int8)) == -1) + 1
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            out[a:b] = sorted(out[a:b], key=lambda k: candidates[k].id)
+    return out
+
+
+def _python_fill(candidates: Sequence[Item], room: int, chosen: list[int], taken: set[int], used: int,
+                 order: Iterable[int]) -> list[int]:
+    for k in order:
+        if k not in taken and used + candidates[k].tokens <= room:
+            chosen.append(k)
+            taken.add(k)
+            used += candidates[k].tokens
+    return chosen
+
+
+def _first_fit(tok: np.ndarray, pos: int, left: int) -> int:
+    """The first position >= pos whose tokens are <= left (len(tok) if none), scanning in growing windows."""
+    width = _WINDOW
+    while pos < len(tok):
+        hit = np.flatnonzero(tok[pos:pos + width] <= left)
+        if len(hit):
+            return pos + int(hit[0])
+        pos += width
+        width *= 2
+    return len(tok)
+
+
+def _vector_fill(tok: np.ndarray, idx: np.ndarray, skip: np.ndarray, left: int) -> list[int]:
+    """The loop of `_python_fill` over order `idx` (tokens `tok`, already-taken mask `skip`), by runs.
+
+    An item that does not fit never fits later (the room only shrinks), so the
+    greedy is: find the next item that fits, take the longest run from there
+    whose running total fits, repeat. Taken items count 0 tokens and are not
+    output, which leaves every run's total unchanged.
+    """
+    eff = np.where(skip, 0, tok)
+    out: list[int] = []
+    pos, n = 0, len(eff)
+    while left > 0 and pos < n:
+        pos = _first_fit(eff, pos, left)
+        width = _WINDOW
+        while pos < n:
+            run = np.cumsum(eff[pos:pos + width])
+            r = int(np.searchsorted(run, left, side="right"))
+            if r:
+                out.extend(idx[pos:pos + r][~skip[pos:pos + r]].tolist())
+                left -= int(run[r - 1])
+                pos += r
+            if r < len(run):
+                break
+            width *= 2
+    return out
 
 
 def greedy_fill(candidates: Sequence[Item], room: int, start: Iterable[int] = (),
@@ -34,14 +111,19 @@ def greedy_fill(candidates: Sequence[Item], room: int, start: Iterable[int] = ()
     chosen = list(start)
     taken = set(chosen)
     used = sum(candidates[k].tokens for k in chosen)
-    for k in density_order(candidates) if order is None else order:
-        if k not in taken and used + candidates[k].tokens <= room:
-            chosen.append(k)
-            taken.add(k)
-            used += candidates[k].tokens
-    return chosen
-
-
+    seq = density_order(candidates) if order is None else order
+    n = len(candidates)
+    if len(seq) < _VECTOR_MIN or not 0 <= room <= _INT64_SAFE:
+        return _python_fill(candidates, room, chosen, taken, used, seq)
+    idx = np.asarray(seq, dtype=np.int64)
+    if idx.ndim != 1 or idx.min() < 0 or idx.max() >= n or np.bincount(idx, minlength=n).max() > 1:
+        return _python_fill(candidates, room, chosen, taken, used, seq)  # repeats or odd indices: the loop
+    all_tok = [it.tokens for it in candidates]
+    if sum(all_tok) > _INT64_SAFE:
+        return _python_fill(candidates, room, chosen, taken, used, seq)
+    tok = np.array(all_tok, dtype=np.int64)[idx]
+    skip = np.isin(idx, np.fromiter(taken, dtype=np.int64, count=len(taken)))
+    return chosen + _vector_fill(tok, idx, skip, room - used)
 def bounded_selection(problem: Problem, chosen: Sequence[int]) -> Selection:
     """A heuristic's Selection with the Dantzig bound, optimal=True when it meets the bound."""
     bound = dantzig_bound(problem.candidates, problem.room)

@@ -59,6 +59,7 @@ class PlotSpec:
     hline: float | None = None
     ylim: tuple[float, float] | None = None
     legend_outside: bool = False
+    xticklabels: tuple[str, ...] | None = None  # categorical x: xs are positions 0..k-1 of these labels
 
 
 def fmt(x: float | None) -> str:

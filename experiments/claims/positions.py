@@ -111,7 +111,8 @@ def positions_claims(settings: Settings) -> GroupOutput:
         "(`algorithms.orders.curves.expected_utility`), weights = the paper's accuracy at that position. "
         "`original` is the expectation over a uniformly random input order.\n\n" + "\n".join(table) + "\n")
     out.plots.append(PlotSpec(
-        "claim8_orders", "Claim 8: utility / curve utility under a Zipf prior", "order (0 original, "
-        "1 score_desc, 2 lost_in_middle, 3 curve)", "fraction of the curve order's utility",
-        [(name, [0, 1, 2, 3], fr, "o-") for name, fr in bars]))
+        "claim8_orders", "Claim 8: utility / curve utility under a Zipf prior (one point per position curve)",
+        "order", "fraction of the curve order's utility",
+        [(name, list(range(len(fr))), fr, "o") for name, fr in bars], legend_outside=True,
+        xticklabels=SIMPLE + ("curve",)))
     return out

@@ -37,9 +37,25 @@ def _draw(spec: PlotSpec, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from packbench.experiments.report.plots.style import dodge, series_styles
+
     fig, ax = plt.subplots(figsize=(9.6, 4.8) if spec.legend_outside else (6.4, 4.2))
-    for label, xs, ys, style in spec.series:
-        ax.plot(list(xs), list(ys), style, label=label)
+    many = len(spec.series) > 10  # past matplotlib's 10-colour cycle: every series gets its own colour
+    categorical = spec.xticklabels is not None
+    for k, ((label, xs, ys, style), distinct) in enumerate(zip(spec.series, series_styles(len(spec.series)))):
+        xs = list(xs)
+        if not (many or categorical):
+            ax.plot(xs, list(ys), style, label=label)
+            continue
+        if categorical:  # spread equal values apart; no lines between categories
+            xs = [x + dodge(k, len(spec.series), 0.6) for x in xs]
+        marked = any(m in style for m in "o.s^vD*x+")
+        ax.plot(xs, list(ys), label=label, color=distinct["color"] if many else None,
+                marker=(distinct["marker"] if many else "o") if marked else "None",
+                linestyle="none" if categorical or "-" not in style else distinct["linestyle"])
+    if spec.xticklabels is not None:
+        ax.set_xticks(range(len(spec.xticklabels)), list(spec.xticklabels))
+        ax.set_xlim(-0.6, len(spec.xticklabels) - 0.4)
     if spec.hline is not None:
         ax.axhline(spec.hline, color="grey", linestyle=":", label=f"bound {spec.hline:g}")
     if spec.logx:
@@ -51,7 +67,7 @@ def _draw(spec: PlotSpec, path: Path) -> None:
     ax.set_ylabel(spec.ylabel)
     if spec.ylim is not None:
         ax.set_ylim(*spec.ylim)
-    ax.grid(True, alpha=0.3)
+    ax.grid(True, alpha=0.3, axis="y" if spec.xticklabels is not None else "both")
     if spec.legend_outside:
         ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     else:

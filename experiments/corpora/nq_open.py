@@ -13,10 +13,13 @@ so they form one ground-truth duplicate group; passages with equal normalised
 words in different rows are merged into the same group too (55 questions share
 a passage). Item text is ``"{title}\\n{passage}"``.
 
-Instance: one question. The top-k pool passages by BM25 (bm25s, English
-stopwords, no stemming) against the question are the candidates, scored by
-their BM25 score, with tiktoken token counts; a system prompt and the question
-are pinned. A candidate is answer-bearing when one of the question's answers,
+Instance: one question. The top-k pool passages by the retriever
+(`retrieval`: ``"bm25"``, bm25s with English stopwords and no stemming, the
+default; ``"dense"``, cosine of `embedder` embeddings; ``"hybrid"``, reciprocal
+rank fusion of both) against the question are the candidates, scored by the
+retriever's score, with tiktoken token counts; a system prompt and the
+question are pinned. Every item carries its `embedder` embedding (cached on
+disk per pool), for ``dedupe="semantic"`` and ``similarity="cosine"``. A candidate is answer-bearing when one of the question's answers,
 normalised as in the Lost in the Middle evaluation (lower case, punctuation
 and the articles a/an/the removed, whitespace collapsed), occurs in its
 normalised text. The seed chooses which questions; everything else is fixed.
@@ -35,11 +38,13 @@ import numpy as np
 
 from packbench.algorithms import Item
 from packbench.algorithms.dedupe import words
+from packbench.algorithms.embed import embed_texts
 from packbench.algorithms.params import Param, int_in
 from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
 
 from ..instances import Instance, Source
 from .data import DATA_MODES, NQ_OPEN_FILE, NQ_OPEN_SAMPLE, DataError, load_rows
+from .retrieval import BM25Index, check_embedder, check_retriever, make_index
 
 __all__ = ["NQOpen", "normalize_answer", "has_answer", "BM25Index", "build_pool", "Pool"]
 
@@ -71,36 +76,6 @@ def _data_param(owner: str, name: str, value: Any) -> str:
     if value not in DATA_MODES:
         raise ValueError(f"{owner}: parameter {name!r} must be one of {', '.join(DATA_MODES)}, got {value!r}")
     return value
-
-
-class BM25Index:
-    """A bm25s index over fixed texts (English stopwords, no stemming).
-
-    Args:
-        texts: The documents.
-    """
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        try:
-            import bm25s
-        except ImportError as exc:  # pragma: no cover - bm25s is a declared dependency
-            raise ImportError("the real corpora need bm25s: pip install bm25s") from exc
-        self._bm25s = bm25s
-        self._retriever = bm25s.BM25()
-        self._retriever.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False),
-                              show_progress=False)
-        self.size = len(texts)
-
-    def top_k(self, queries: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Indices and BM25 scores of the `k` best documents per query, best first.
-
-        A query with no indexable word gets the first `k` documents with score 0.
-        """
-        k = min(k, self.size)
-        tokens = self._bm25s.tokenize(list(queries), stopwords="en", return_ids=False, show_progress=False)
-        tokens = [t if t else ["\x00"] for t in tokens]  # bm25s needs a token; an unknown one scores 0
-        docs, scores = self._retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
-        return np.asarray(docs), np.asarray(scores, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -159,7 +134,7 @@ def build_pool(rows: Sequence[dict[str, Any]]) -> Pool:
 
 
 class NQOpen(Source):
-    """NQ-Open questions with BM25-retrieved candidates, duplicate groups and answer labels.
+    """NQ-Open questions with retrieved candidates (BM25, dense or hybrid), duplicate groups and answer labels.
 
     Params:
         n_questions: Questions per seed (chosen by the seed, without repetition).
@@ -167,16 +142,20 @@ class NQOpen(Source):
         encoding: tiktoken encoding or model name for the token counts.
         system_prompt: Pinned system prompt text.
         data: ``"auto"`` (full file, else the embedded sample), ``"full"`` or ``"sample"``.
+        retriever: ``"bm25"``, ``"dense"`` or ``"hybrid"`` (see `retrieval`).
+        embedder: Name in `algorithms.embed.EMBEDDERS` ("wordllama" needs packbench[embed]).
     """
 
     name = "nq_open"
     kind = "corpus"
     PARAMS = MappingProxyType({
         "n_questions": Param(200, int_in(1, 100_000), "questions per seed"),
-        "top_k": Param(20, int_in(1, 10_000), "BM25 candidates per question"),
+        "top_k": Param(20, int_in(1, 10_000), "retrieved candidates per question"),
         "encoding": Param(DEFAULT_ENCODING, check_encoding_param, "tiktoken encoding or model name"),
         "system_prompt": Param(SYSTEM_PROMPT, _text_param, "pinned system prompt"),
         "data": Param("auto", _data_param, "'full' file, embedded 'sample', or 'auto' (full, else the sample)"),
+        "retriever": Param("bm25", check_retriever, "'bm25', 'dense' (embeddings) or 'hybrid' (rank fusion)"),
+        "embedder": Param("hashing", check_embedder, "embedder for dense retrieval and Item.embedding"),
     })
 
     def __init__(self, **params: Any) -> None:
@@ -188,7 +167,10 @@ class NQOpen(Source):
             loaded = load_rows(NQ_OPEN_FILE, NQ_OPEN_SAMPLE, self.params["data"])
             rows = loaded.rows
             pool = build_pool(rows)
-            self._cache.update(rows=rows, pool=pool, index=BM25Index(pool.texts), loaded=loaded,
+            vectors = embed_texts(list(pool.texts), self.params["embedder"])  # wordllama: disk cache
+            index = (BM25Index(pool.texts) if self.params["retriever"] == "bm25" else
+                     make_index(self.params["retriever"], pool.texts, self.params["embedder"], vectors))
+            self._cache.update(rows=rows, pool=pool, index=index, loaded=loaded, vectors=vectors,
                                tokens=count_tokens_batch(pool.texts, self.params["encoding"]))
         return self._cache
 
@@ -208,7 +190,9 @@ class NQOpen(Source):
         questions = [rows[r]["question"] for r in picked]
         docs, scores = prep["index"].top_k(questions, p["top_k"])
         fixed = count_tokens_batch([p["system_prompt"], *(f"Question: {q}" for q in questions)], p["encoding"])
-        system = ([Item("system", p["system_prompt"], 0.0, fixed[0], pinned=True)]
+        pinned_vecs = embed_texts([p["system_prompt"], *questions], p["embedder"], cache=False)
+        vectors = prep["vectors"]
+        system = ([Item("system", p["system_prompt"], 0.0, fixed[0], pinned=True, embedding=pinned_vecs[0])]
                   if p["system_prompt"] else [])
         for k, r in enumerate(picked):
             answers = rows[r]["answers"]
@@ -217,11 +201,12 @@ class NQOpen(Source):
                 j = int(j)
                 pid = pool.ids[j]
                 cands.append(Item(pid, pool.texts[j], round(float(score), 6), tokens[j],
-                                  source=pool.texts[j].split("\n", 1)[0]))
+                                  source=pool.texts[j].split("\n", 1)[0], embedding=vectors[j]))
                 groups[pid] = pool.groups[j]
                 if has_answer(pool.texts[j], answers):
                     bearing.add(pid)
-            question = Item("question", f"Question: {questions[k]}", 0.0, fixed[k + 1], pinned=True)
+            question = Item("question", f"Question: {questions[k]}", 0.0, fixed[k + 1], pinned=True,
+                            embedding=pinned_vecs[k + 1])
             yield Instance(key=f"{prefix}q={r}", items=tuple(system + [question] + cands), groups=groups,
                            answers=frozenset(bearing),
                            meta={"question": questions[k], "answers": list(answers), "row": r,

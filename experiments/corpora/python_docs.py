@@ -4,8 +4,9 @@ Every topic text (``assert``, ``assignment``, ``atom-identifiers``, ...) is cut
 with `algorithms.chunking.recursive_chunks` into chunks of at most
 ``chunk_tokens`` real tokens that overlap by up to ``overlap`` tokens, so
 neighbouring chunks of a topic share text. An instance asks about one topic
-(the seed picks which): its words are the BM25 query, the top-k chunks are the
-candidates with their BM25 scores, and a system prompt and the question are
+(the seed picks which): its words are the query, the top-k chunks by the
+retriever (`retrieval`: "bm25", "dense" or "hybrid") are the candidates with
+the retriever's scores (each with its `embedder` embedding), and a system prompt and the question are
 pinned. Ground truth: `answers` are the retrieved chunks of the asked topic.
 There is no exact duplicate-group ground truth (overlap is partial), so
 `groups` is None and leakage needs an independent detector.
@@ -25,7 +26,9 @@ from packbench.algorithms.params import Param, int_in
 from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
 
 from ..instances import Instance, Source
-from .nq_open import BM25Index
+from packbench.algorithms.embed import embed_texts
+
+from .retrieval import check_embedder, check_retriever, make_index
 
 __all__ = ["PythonDocs"]
 
@@ -41,6 +44,8 @@ class PythonDocs(Source):
         chunk_tokens: Maximum tokens per chunk.
         overlap: Maximum tokens a chunk repeats from its predecessor.
         encoding: tiktoken encoding or model name.
+        retriever: ``"bm25"``, ``"dense"`` or ``"hybrid"`` (see `retrieval`).
+        embedder: Name in `algorithms.embed.EMBEDDERS`.
     """
 
     name = "python_docs"
@@ -51,6 +56,8 @@ class PythonDocs(Source):
         "chunk_tokens": Param(256, int_in(8, 100_000), "maximum tokens per chunk"),
         "overlap": Param(32, int_in(0, 100_000), "maximum tokens repeated from the previous chunk"),
         "encoding": Param(DEFAULT_ENCODING, check_encoding_param, "tiktoken encoding or model name"),
+        "retriever": Param("bm25", check_retriever, "'bm25', 'dense' (embeddings) or 'hybrid' (rank fusion)"),
+        "embedder": Param("hashing", check_embedder, "embedder for dense retrieval and Item.embedding"),
     })
 
     def __init__(self, **params: Any) -> None:
@@ -73,7 +80,9 @@ class PythonDocs(Source):
                     ids.append(f"{name}#{k}")
                     texts.append(chunk.text)
                     owners.append(name)
-            self._cache.update(names=names, ids=ids, texts=texts, owners=owners, index=BM25Index(texts),
+            vectors = embed_texts(texts, p["embedder"])  # wordllama: disk cache
+            self._cache.update(names=names, ids=ids, texts=texts, owners=owners, vectors=vectors,
+                               index=make_index(p["retriever"], texts, p["embedder"], vectors),
                                tokens=count_tokens_batch(texts, p["encoding"]))
         return self._cache
 
@@ -88,15 +97,16 @@ class PythonDocs(Source):
         docs, scores = prep["index"].top_k(queries, p["top_k"])
         questions = [f"Question: how does '{q}' work in Python?" for q in queries]
         fixed = count_tokens_batch([SYSTEM_PROMPT, *questions], p["encoding"])
+        pinned_vecs = embed_texts([SYSTEM_PROMPT, *questions], p["embedder"], cache=False)
         for k, name in enumerate(asked):
             cands, answers = [], set()
             for j, score in zip(docs[k], scores[k]):
                 j = int(j)
                 cands.append(Item(prep["ids"][j], prep["texts"][j], round(float(score), 6), prep["tokens"][j],
-                                  source=prep["owners"][j]))
+                                  source=prep["owners"][j], embedding=prep["vectors"][j]))
                 if prep["owners"][j] == name:
                     answers.add(prep["ids"][j])
-            pinned = [Item("system", SYSTEM_PROMPT, 0.0, fixed[0], pinned=True),
-                      Item("question", questions[k], 0.0, fixed[k + 1], pinned=True)]
+            pinned = [Item("system", SYSTEM_PROMPT, 0.0, fixed[0], pinned=True, embedding=pinned_vecs[0]),
+                      Item("question", questions[k], 0.0, fixed[k + 1], pinned=True, embedding=pinned_vecs[k + 1])]
             yield Instance(key=f"topic={name}", items=tuple(pinned + cands), groups=None,
                            answers=frozenset(answers), meta={"topic": name, "query": queries[k]})

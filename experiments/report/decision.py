@@ -12,7 +12,7 @@ The pick: among the Pareto set, the fastest strategy whose quality is within
 `TOLERANCE` of the best, where p95 latencies within `LATENCY_TIE` of the
 fastest count as equal (then the higher quality, then the higher mean score
 ratio wins); its reason names the quality, the latency, the worst score ratio
-and what the best-quality strategy costs instead.
+and what the best-quality strategy costs.
 """
 
 from __future__ import annotations
@@ -82,15 +82,25 @@ def _q(value: float) -> float:
     return round(float(value), 4)  # float noise (0.99999999 vs 1.0) is not a difference
 
 
+def _key(c: Candidate) -> tuple[float, float]:
+    """Quality, with the mean score ratio breaking ties of answer recall (a no-op when quality is the ratio)."""
+    return (_q(c.quality), _q(c.ratio_mean))
+
+
 def pareto_front(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates no other one beats on both quality (higher) and p95 latency (lower), fastest first."""
+    """The candidates no other one beats on both quality (higher) and p95 latency (lower), fastest first.
+
+    Quality compares as (quality, mean score ratio), so among strategies with
+    equal answer recall the one with the higher score ratio is not dominated
+    by a faster one with a lower ratio.
+    """
     front = []
     for c in candidates:
-        dominated = any(_q(o.quality) >= _q(c.quality) and o.p95_ms <= c.p95_ms
-                        and (_q(o.quality) > _q(c.quality) or o.p95_ms < c.p95_ms) for o in candidates)
+        dominated = any(_key(o) >= _key(c) and o.p95_ms <= c.p95_ms and (_key(o) > _key(c) or o.p95_ms < c.p95_ms)
+                        for o in candidates)
         if not dominated:
             front.append(c)
-    return sorted(front, key=lambda c: (c.p95_ms, -c.quality, c.strategy))
+    return sorted(front, key=lambda c: (c.p95_ms, tuple(-k for k in _key(c)), c.strategy))
 
 
 def _ms(value: float) -> str:
@@ -99,7 +109,8 @@ def _ms(value: float) -> str:
 
 def _why(pick: Candidate, best: Candidate, quality_name: str) -> str:
     exact = "" if pick.ratio_kind == "exact" else " (certified lower bound)"
-    text = (f"mean {quality_name} {pick.quality:.3f} at p95 {_ms(pick.p95_ms)}; "
+    ratio = "" if quality_name == "score ratio" else f", mean score ratio {pick.ratio_mean:.3f}"
+    text = (f"mean {quality_name} {pick.quality:.3f}{ratio} at p95 {_ms(pick.p95_ms)}; "
             f"worst score ratio {pick.ratio_worst:.3f}{exact}")
     if best.strategy != pick.strategy:
         gap = best.quality - pick.quality
@@ -114,8 +125,10 @@ def _decide(source: str, budget: str, near_dup: str | None, part) -> Decision:
     has_recall = "answer_recall_mean" in part and part["answer_recall_mean"].notna().any()
     quality_col, quality_name = (("answer_recall_mean", "answer recall") if has_recall
                                  else ("ratio_mean", "score ratio"))
+    # A strategy that went over the budget (a peer's own overflow) is never recommended: it wins by cheating.
+    within = part["budget_violations"].fillna(0) == 0 if "budget_violations" in part else True
     eligible = part[(part["ok"] + part["timeout"] == part["runs"]) & part[quality_col].notna()
-                    & part["runtime_p95_ms"].notna()]
+                    & part["runtime_p95_ms"].notna() & within]
     excluded = tuple(sorted(set(part["strategy"]) - set(eligible["strategy"])))
     cands = tuple(Candidate(str(r.strategy), float(getattr(r, quality_col)), float(r.runtime_p95_ms),
                             float(r.ratio_mean), float(r.ratio_worst), r.ratio_kind, int(r.timeout))
@@ -124,12 +137,11 @@ def _decide(source: str, budget: str, near_dup: str | None, part) -> Decision:
     if not front:
         return Decision(source, budget, near_dup, quality_name, cands, front, None, "no strategy measured every run",
                         excluded)
-    best = max(front, key=lambda c: (_q(c.quality), -c.p95_ms))
+    best = max(front, key=lambda c: (_key(c), -c.p95_ms))
     good = [c for c in front if c.quality >= best.quality - TOLERANCE]
     fastest = min(c.p95_ms for c in good)
     # Latencies within LATENCY_TIE of the fastest are noise on a shared machine: quality, then ratio, decide.
-    pick = max((c for c in good if c.p95_ms <= fastest * LATENCY_TIE),
-               key=lambda c: (_q(c.quality), _q(c.ratio_mean), -c.p95_ms))
+    pick = max((c for c in good if c.p95_ms <= fastest * LATENCY_TIE), key=lambda c: (_key(c), -c.p95_ms))
     return Decision(source, budget, near_dup, quality_name, cands, front, pick, _why(pick, best, quality_name),
                     excluded)
 

@@ -25,7 +25,7 @@ def _decision_table(cells: Sequence[Decision]) -> str:
         budget = budget_text(d.budget) + ("" if d.near_dup is None else
                                           f", no dedupe" if d.near_dup == "off" else f", dedupe {d.near_dup}")
         front = ", ".join(f"{c.strategy} ({c.quality:.3f}, {_ms(c.p95_ms)})" for c in d.front) or "none"
-        why = d.why + (f"; not compared (runs skipped or failed): {', '.join(d.excluded)}" if d.excluded else "")
+        why = d.why + (f"; not compared (runs skipped, failed or over the budget): {', '.join(d.excluded)}" if d.excluded else "")
         pick = f"**{d.pick.strategy}**" if d.pick else "none"
         lines.append(f"| {d.source} | {budget} | {d.quality_name} | {front} | {pick} | {why} |")
     return "\n".join(lines) + "\n"
@@ -72,8 +72,9 @@ def summary_markdown(out: Path, name: str, df, rows: Sequence[Mapping[str, Any]]
     md.append(f"{len(rows):,} runs ({_status_line(df)}). For each source and budget (and dedupe threshold where "
               "it was swept): the **Pareto set** of strategies over quality (mean answer recall where the source has "
               "answer labels, else mean score ratio to the optimum) and p95 runtime, and the **recommended** one: "
-              f"the fastest of the set within {TOLERANCE} of the best quality (p95 runtimes within "
-              f"{LATENCY_TIE:g}x of each other count as equal; then the higher quality and score ratio win). Runtimes are the 95th percentile over "
+              f"the fastest of the set within {TOLERANCE} of the best quality (p95 runtimes within {LATENCY_TIE:g}x "
+              "of each other count as equal, then the higher quality and score ratio win; equal answer recall is "
+              "ranked by score ratio). Runtimes are the 95th percentile over "
               "the runs of each run's median wall time, on the machine in `manifest.json`.\n")
     md.append(_decision_table(cells))
     data = _data_lines(out, df)

@@ -42,11 +42,13 @@ def pareto(df, path: Path, style: dict[str, dict[str, Any]], cells: Sequence[Dec
         xs = [c.p95_ms for c in d.front]
         ys = [c.quality for c in d.front]
         ax.step(xs, ys, where="post", color="0.3", lw=1.0, zorder=2)
+        log_axis(ax, [c.p95_ms for c in d.candidates])
         if d.pick is not None:
             ax.scatter(d.pick.p95_ms, d.pick.quality, s=190, facecolors="none", edgecolors="black", lw=1.4, zorder=4)
-            ax.annotate(d.pick.strategy, (d.pick.p95_ms, d.pick.quality), xytext=(6, -12),
-                        textcoords="offset points", fontsize=8)
-        log_axis(ax, [c.p95_ms for c in d.candidates])
+            low, high = ax.get_xlim()
+            right_half = np.log(d.pick.p95_ms) > (np.log(low) + np.log(high)) / 2  # label inside the panel
+            ax.annotate(d.pick.strategy, (d.pick.p95_ms, d.pick.quality), xytext=(-6 if right_half else 6, -13),
+                        textcoords="offset points", fontsize=8, ha="right" if right_half else "left")
         _ylim(ax, "answer_recall" if d.quality_name == "answer recall" else "score_ratio")
         ax.set_title(_cell_title(d), fontsize=9)
         ax.set_xlabel("p95 runtime (ms, log scale)", fontsize=8)
@@ -88,8 +90,9 @@ def ratio_vs_budget(df, path: Path, style: dict[str, dict[str, Any]], cells: Seq
             ax.plot(xs[order], means.to_numpy()[order], lw=0.8 if col == "budget_key" else 0, ms=5,
                     label=strat, **style[strat])
         shown = [c if col == "budget_key" else c[c.index("(") + 1:-1] if "(" in c else c for c in cats]
-        ax.set_xticks(range(len(cats)), [budget_text(c) if col == "budget_key" else c for c in shown],
-                      fontsize=7, rotation=0 if len(cats) <= 4 else 25)
+        labels = [budget_text(c) if col == "budget_key" else c for c in shown]
+        tilt = len(cats) > 4 or max(len(t) for t in labels) * len(cats) > 45  # long names would overlap
+        ax.set_xticks(range(len(cats)), labels, fontsize=7, rotation=15 if tilt else 0, ha="right" if tilt else "center")
         ax.set_xlim(-0.6, len(cats) - 0.4)
         _ylim(ax, "score_ratio")
         ax.set_title(source, fontsize=10)

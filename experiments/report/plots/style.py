@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["strategy_style", "panel_grid", "save", "empty_figure", "legend_below", "dodge", "log_axis"]
+__all__ = ["strategy_style", "series_styles", "panel_grid", "save", "empty_figure", "legend_below", "dodge", "log_axis"]
 
 _MARKERS = "os^vDP*Xhp<>d"
 
@@ -34,6 +34,15 @@ def strategy_style(labels: Iterable[str]) -> dict[str, dict[str, Any]]:
             for k, lab in enumerate(sorted(set(labels)))}
 
 
+def series_styles(n: int) -> list[dict[str, Any]]:
+    """`n` distinct line styles: a colour each up to 20; series past the tenth are also dashed, since
+    some tab20b hues resemble tab10's."""
+    colours = _colours()
+    dashes = ("-", "--", ":")
+    return [{"color": colours[k % len(colours)], "marker": _MARKERS[k % len(_MARKERS)],
+             "linestyle": dashes[(k // 10) % len(dashes)]} for k in range(n)]
+
+
 def dodge(k: int, n: int, width: float = 0.5) -> float:
     """Horizontal offset of series `k` of `n` around a categorical tick, so equal values do not hide each other."""
     return 0.0 if n <= 1 else (k / (n - 1) - 0.5) * width
@@ -47,7 +56,8 @@ def panel_grid(n_panels: int, title: str, cols: int = 3, size: tuple[float, floa
 
     cols = max(1, min(cols, n_panels))
     rows = max(1, math.ceil(n_panels / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols, size[1] * rows), squeeze=False)
+    # At least 9 inches wide, so a one-panel figure still fits its title and the legend below.
+    fig, axes = plt.subplots(rows, cols, figsize=(max(9.0, size[0] * cols), size[1] * rows), squeeze=False)
     flat = [ax for row in axes for ax in row]
     for ax in flat[n_panels:]:
         ax.set_visible(False)

@@ -1,0 +1,138 @@
+"""Text-layer speed side by side: pack at 10k vs 100k, each dedupe rule at 10k, MMR and submodular per call.
+
+Run ``python -m packbench.experiments.bench.text_speed`` (``--quick`` for fewer
+rounds). Every section interleaves its cases round by round, so machine load
+hits them alike, and prints medians (and ratios where two cases are compared).
+Nothing here asserts a speed; the figures are for reading.
+
+Sections:
+
+1. ``pack`` with the default dedupe (exact Jaccard 0.8, greedy_best_single,
+   budget 4096) on 10,000 and 100,000 `random_candidates` (about 100 words,
+   10% planted near copies): medians and the 100k / 10k ratio.
+2. Each dedupe method on the same 10,000 candidates (hashing embeddings of
+   256 dimensions, precomputed, for "semantic").
+3. ``mmr`` and ``submodular`` with ``similarity="cosine"`` on precomputed
+   embeddings, at 200 and 1,000 candidates (tokens 1, budget 20: 20 picks),
+   next to a plain numpy MMR over a precomputed similarity matrix and
+   LangChain's ``maximal_marginal_relevance`` (when ``langchain_community`` is
+   installed) on the same vectors, with the query cosine as relevance.
+4. 100,000 candidates: ``mmr`` (cosine) gives a result; ``submodular``
+   refuses with the memory cap's message (printed), never a MemoryError.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from packbench.algorithms import Item, pack
+from packbench.algorithms.dedupe import DEDUPE_METHODS
+from packbench.algorithms.embed import embed_texts
+from packbench.algorithms.vectors import unit_rows
+
+from .workloads import random_candidates
+
+__all__ = ["interleaved", "numpy_mmr", "main"]
+
+
+def interleaved(cases: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median seconds per case, the cases run one after another in each round."""
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, fn in cases.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def numpy_mmr(query: np.ndarray, docs: np.ndarray, lam: float, k: int) -> list[int]:
+    """Textbook MMR over unit vectors: argmax lam * sim(q, d) - (1 - lam) * max sim(d, chosen)."""
+    rel = docs @ query
+    sim = docs @ docs.T
+    chosen = [int(np.argmax(rel))]
+    redundancy = sim[:, chosen[0]].copy()
+    live = np.ones(len(docs), dtype=bool)
+    live[chosen[0]] = False
+    while len(chosen) < min(k, len(docs)):
+        value = np.where(live, lam * rel - (1 - lam) * redundancy, -np.inf)
+        pick = int(np.argmax(value))
+        chosen.append(pick)
+        live[pick] = False
+        np.maximum(redundancy, sim[:, pick], out=redundancy)
+    return chosen
+
+
+def _diversity_items(n: int, seed: int = 0, dim: int = 256) -> tuple[list[Item], np.ndarray, np.ndarray]:
+    texts = [it.text for it in random_candidates(n, seed=seed, words=80)]
+    vecs = unit_rows(embed_texts(texts, dim=dim))
+    query = unit_rows(embed_texts([" ".join(texts[0].split()[:12])], dim=dim))[0]
+    rel = np.maximum(vecs @ query, 0.0)
+    items = [Item(f"c{k}", t, float(rel[k]), 1, embedding=vecs[k]) for k, t in enumerate(texts)]
+    return items, vecs, query
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    args = parser.parse_args(argv)
+    rounds = 3 if args.quick else 7
+
+    print("1. pack, default dedupe (exact Jaccard 0.8), greedy_best_single, budget 4096")
+    sets = {n: random_candidates(n, seed=3) for n in (10_000, 100_000)}
+    med = interleaved({f"{n:,}": (lambda s=s: pack(s, 4096)) for n, s in sets.items()}, max(3, rounds // 2))
+    for name, sec in med.items():
+        print(f"   {name:>8} candidates: median {sec:.3f} s")
+    print(f"   100k / 10k ratio: {med['100,000'] / med['10,000']:.1f}x")
+
+    print("2. dedupe methods, 10,000 candidates, threshold 0.8")
+    items = sets[10_000]
+    vecs = embed_texts([it.text for it in items])
+    embedded = [Item(it.id, it.text, it.score, it.tokens, embedding=v) for it, v in zip(items, vecs)]
+    methods = {name: (lambda m=DEDUPE_METHODS[name](): m.dedupe(embedded, [], 0.8))
+               for name in ("exact", "containment", "minhash", "semantic")}
+    for name, sec in interleaved(methods, rounds).items():
+        print(f"   {name:>12}: median {sec:.3f} s")
+
+    print("3. diversity with precomputed 256-d embeddings, 20 picks, lam 0.5: median ms per call")
+    try:
+        from langchain_community.vectorstores.utils import maximal_marginal_relevance
+    except ImportError:
+        maximal_marginal_relevance = None
+    for n in (200, 1000):
+        cands, unit, query = _diversity_items(n)
+        cases = {
+            "mmr": lambda c=cands: pack(c, 20, near_dup=None, strategy="mmr", lam=0.5, similarity="cosine"),
+            "submodular": lambda c=cands: pack(c, 20, near_dup=None, strategy="submodular", similarity="cosine"),
+            "numpy MMR": lambda u=unit, q=query: numpy_mmr(q, u, 0.5, 20),
+        }
+        if maximal_marginal_relevance is not None:
+            cases["LangChain MMR"] = lambda u=unit, q=query: maximal_marginal_relevance(q, list(u), 0.5, 20)
+        med = interleaved(cases, rounds * 3)
+        print(f"   {n:>5} candidates: " + ", ".join(f"{k} {v * 1e3:.2f}" for k, v in med.items()))
+    if maximal_marginal_relevance is None:
+        print("   (LangChain not installed: pip install 'packbench[peers-langchain]')")
+
+    print("4. 100,000 candidates with embeddings")
+    big, _, _ = _diversity_items(100_000, seed=1, dim=64)
+    start = time.perf_counter()
+    out = pack(big, 20, near_dup=None, strategy="mmr", lam=0.5, similarity="cosine")
+    print(f"   mmr (cosine): {len(out)} picks in {time.perf_counter() - start:.2f} s")
+    try:
+        pack(big, 20, near_dup=None, strategy="submodular", similarity="cosine")
+        print("   submodular: ran")
+    except ValueError as exc:
+        print(f"   submodular refuses: {exc}")
+    start = time.perf_counter()
+    out = pack(big, 20, near_dup=None, strategy="submodular", similarity="cosine", top_k=2000)
+    print(f"   submodular top_k=2000: {len(out)} picks in {time.perf_counter() - start:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
