@@ -117,7 +117,7 @@ def export_parquet(out_dir: str | Path, block_rows: int = BLOCK_ROWS) -> Path:
         _column_kinds(block, kinds)
     types = {col: _arrow_type(pa, k) for col, k in kinds.items()}
     json_cols = sorted(col for col, (_, as_json) in types.items() if as_json)
-    meta = {"stamp": stamp, "json_columns": json_cols}
+    meta = {"stamp": stamp, "json_columns": json_cols, "dropped_lines": store.dropped_lines}
     schema = pa.schema([(col, typ) for col, (typ, _) in types.items()],
                        metadata={_META: json.dumps(meta).encode("utf-8")})
     tmp = target.with_name(f".{PARQUET_FILE}.{os.getpid()}.tmp")
@@ -150,18 +150,20 @@ def _stored_stamp(target: Path) -> dict[str, int] | None:
         return None
 
 
-def read_runs(out_dir: str | Path, columns: Sequence[str] | None = None, *, export: bool = True):
+def read_runs(out_dir: str | Path, columns: Sequence[str] | None = None, *, exclude: Sequence[str] = (),
+              export: bool = True):
     """The rows of a result directory as a pandas DataFrame, read from ``runs.parquet``.
 
     Args:
         out_dir: The result directory.
         columns: Columns to read (missing ones are left out); None reads all. Reading only what a
             table needs keeps a million rows in a few hundred MB.
+        exclude: Columns not to read (e.g. chosen ids and provenance, which no table needs).
         export: Refresh ``runs.parquet`` first when ``runs.jsonl`` changed.
 
     Returns:
-        One row per run (first occurrence of each run id). Text columns with few distinct values
-        are categorical; values stored as JSON text are decoded.
+        One row per run (first occurrence of each run id); values stored as JSON text are decoded.
+        ``attrs["dropped_lines"]`` counts the unreadable lines of runs.jsonl that were left out.
 
     Raises:
         FileNotFoundError: Neither runs.jsonl nor runs.parquet exists.
@@ -175,10 +177,11 @@ def read_runs(out_dir: str | Path, columns: Sequence[str] | None = None, *, expo
         raise FileNotFoundError(f"{target.as_posix()}: no runs.parquet or runs.jsonl in {out.as_posix()!r}")
     schema = pa.parquet.read_schema(target)
     meta = json.loads((schema.metadata or {}).get(_META, b"{}"))
-    present = [c for c in (schema.names if columns is None else columns) if c in schema.names]
+    present = [c for c in (schema.names if columns is None else columns) if c in schema.names and c not in exclude]
     table = pa.parquet.read_table(target, columns=present)
     df = table.to_pandas(strings_to_categorical=False, self_destruct=True)
     for col in set(meta.get("json_columns", ())) & set(df.columns):
         decoded = {v: json.loads(v) for v in df[col].dropna().unique()}
         df[col] = df[col].map(decoded).astype(object)
+    df.attrs["dropped_lines"] = int(meta.get("dropped_lines", 0))
     return df

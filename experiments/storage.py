@@ -20,9 +20,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunStore", "write_atomic", "write_atomic_lines", "RUNS_FILE"]
+__all__ = ["RunStore", "write_atomic", "write_atomic_lines", "RUNS_FILE", "REPORT_EXCLUDED"]
 
 RUNS_FILE = "runs.jsonl"
+# Columns no report table reads: left out when a report loads many rows.
+REPORT_EXCLUDED = ("chosen_ids", "code", "package_version", "git_commit", "git_dirty", "python", "numpy", "ortools",
+                   "platform", "cpus", "started_at")
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -194,3 +197,4 @@ class RunStore:
             fh.flush()
             os.fsync(fh.fileno())
         return payload.count(b"\n")
+

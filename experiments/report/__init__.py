@@ -30,7 +30,7 @@ def write_report(out_dir: str | Path, rows: Sequence[Mapping[str, Any]], plots: 
 
     Args:
         out_dir: The result directory (a ``manifest.json`` there adds its data notes).
-        rows: The result rows.
+        rows: The result rows, or a DataFrame of them (`storage.read_runs`, for large results).
         plots: Names in `PLOTS` (default: all).
         title: Heading of summary.md (default: the experiment's name).
 
@@ -48,7 +48,7 @@ def write_report(out_dir: str | Path, rows: Sequence[Mapping[str, Any]], plots: 
     cells = decisions(df)
     written = [out / "summary.csv", out / "summary.md"]
     write_atomic(written[0], summarise(df).to_csv(index=False, float_format="%.6g"))
-    name = title or (rows[0]["experiment"] if rows else out.name)
+    name = title or (str(df["experiment"].iloc[0]) if len(df) and "experiment" in df else out.name)
     write_atomic(written[1], summary_markdown(out, name, df, rows, cells, names))
     ok = measured(df)
     style = strategy_style(df["choice"].unique()) if not df.empty else {}

@@ -52,10 +52,14 @@ def _labels(df, name_col: str, prefix: str):
 
 
 def frame(rows: Sequence[Mapping[str, Any]]):
-    """The rows as a DataFrame with the derived grouping columns (empty frame without rows)."""
+    """The rows as a DataFrame with the derived grouping columns (empty frame without rows).
+
+    `rows` may already be a DataFrame (e.g. `storage.read_runs` of a million rows); it is then
+    extended in place rather than copied.
+    """
     import pandas as pd
 
-    df = pd.DataFrame(list(rows))
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     if df.empty:
         return df
     # Rows of older runs may lack a column; the tables and plots then see it as unmeasured.
