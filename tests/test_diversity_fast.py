@@ -38,7 +38,8 @@ def previous_mmr(problem, lam, similarity, c=0.0):
         if cost is not None:
             value = (value + (1.0 - lam)) / cost
         live = np.flatnonzero(open_)
-        ties = live[value[live] == value[live].max()]
+        best = value[live].max()
+        ties = live[value[live] >= best - 1e-9 * max(1.0, abs(best))]  # rounding noise is a tie
         pick = int(ties[np.argmin(rank[ties])])
         chosen.append(pick)
         open_[pick] = False

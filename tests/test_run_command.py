@@ -43,7 +43,8 @@ def _cli(*args: str, cwd: Path) -> subprocess.Popen:
 
 
 def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    # Only complete lines: a running (or killed) run may be half-way through writing the last one.
+    return [json.loads(line) for line in path.read_text().split("\n")[:-1]] if path.exists() else []
 
 
 def _wait_for_rows(path: Path, proc: subprocess.Popen, timeout: float = 60.0) -> None:

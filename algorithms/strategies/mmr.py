@@ -14,6 +14,9 @@ from .greedy import bounded_selection
 
 __all__ = ["MMR", "relevance"]
 
+# Relative tolerance under which two MMR values count as equal (see the tie-break in `select`).
+_TIE_TOL = 1e-9
+
 
 def relevance(scores: np.ndarray) -> np.ndarray:
     """Scores divided by the largest one, so relevance is in [0, 1] (all zeros if the max is 0).
@@ -107,7 +110,9 @@ class MMR(Strategy):
                 value = (value + (1.0 - lam)) / cost
             live = np.flatnonzero(open_)
             best = value[live].max()
-            ties = live[value[live] == best]
+            # Values within rounding noise of the best are ties, broken by score rank: similarities
+            # computed column by column (or by another BLAS) differ from the full matrix in the last bits.
+            ties = live[value[live] >= best - _TIE_TOL * max(1.0, abs(best))]
             pick = int(ties[np.argmin(rank[ties])])
             chosen.append(pick)
             open_[pick] = False
