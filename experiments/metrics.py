@@ -311,4 +311,6 @@ ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
     Metric("answer_recall", lambda m: answer_recall([it.id for it in m.chosen], m.answers),
            (Aggregate("answer_recall_mean", "mean"),),
            "1 when an answer-bearing candidate is in the context (None when unlabelled)", "share", (0.0, 1.0)),
+    Metric("limit_kind", lambda m: m.packing.info.get("limit_kind"), (),
+           "how the solver's time limit is measured: wall (machine-dependent) or deterministic", "category", None),
 )})
