@@ -48,21 +48,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         path: Destination; its directory is created if missing.
         data: Text (written as UTF-8) or bytes.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from other users
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    write_atomic_lines(path, [data.encode("utf-8") if isinstance(data, str) else data])
 
 
 def write_atomic_lines(path: str | Path, lines: Iterable[bytes]) -> None:
