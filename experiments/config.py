@@ -8,7 +8,8 @@ In ``seeds``, ``budgets``, ``near_dup`` and ``orders``,
 and in every source/strategy/order parameter, a list sweeps (the runs are the
 cartesian product) and a scalar is fixed. A parameter whose value is itself a
 list (e.g. curve weights) is swept by wrapping: ``curve = [[1.0, 0.5, 0.8]]``.
-A source may override ``budgets``, ``near_dup`` and ``orders`` for its runs.
+A source may override ``budgets``, ``near_dup`` and ``orders`` for its runs, and
+leave strategies of the config out of them (``skip_strategies = ["bnb"]``).
 
 Example (see configs/*.toml)::
 
@@ -150,16 +151,16 @@ class _Entry(BaseModel):
 
 
 class SourceEntry(_Entry):
-    """A family or corpus and its parameters; it may override the experiment's budgets, near_dup, orders."""
+    """A family or corpus and its parameters; it may override budgets, near_dup, orders and skip strategies."""
 
     KIND: ClassVar[str] = "source"
     LABEL: ClassVar[str] = "family or corpus"
-    OVERRIDES: ClassVar[tuple[str, ...]] = ("budgets", "near_dup", "orders")
+    OVERRIDES: ClassVar[tuple[str, ...]] = ("budgets", "near_dup", "orders", "skip_strategies")
 
     budgets: Budgets | None = None
     near_dup: NearDups | None = None
     orders: list["OrderEntry"] | None = Field(None, min_length=1)
-
+    skip_strategies: list[str] = Field(default_factory=list)
 
 
 class StrategyEntry(_Entry):
@@ -265,6 +266,12 @@ class ExperimentConfig(BaseModel):
         if missing:
             raise ValueError(f"budgets: missing for {', '.join(missing)}; set budgets at the top level or in "
                              f"every source")
+        names = {strategy.name for strategy in self.strategies}
+        for k, src in enumerate(self.sources):
+            unknown = [s for s in src.skip_strategies if s not in names]
+            if unknown:
+                raise ValueError(f"sources[{k}].skip_strategies: {', '.join(map(repr, unknown))} not among the "
+                                 f"config's strategies ({', '.join(sorted(names))})")
         orders = list(self.orders) + [o for src in self.sources for o in src.orders or ()]
         for strategy in self.strategies:
             for order in orders:

@@ -75,7 +75,7 @@ def expand(config: ExperimentConfig) -> list[Unit]:
 
     A unit's cells are strategies x their grid x orders x their grid x
     budgets x near_dup, with the source's own budgets, near_dup and orders
-    when it overrides the experiment's.
+    when it overrides the experiment's, and without its `skip_strategies`.
     """
     units = []
     for source in config.sources:
@@ -83,7 +83,8 @@ def expand(config: ExperimentConfig) -> list[Unit]:
         cells = tuple(
             Cell(strategy.name, sp, order.name, op, budget, None if near_dup == "off" else near_dup,
                  resolved("strategy", strategy.name, sp), resolved("order", order.name, op))
-            for strategy in config.strategies for sp in strategy.grid()
+            for strategy in config.strategies if strategy.name not in source.skip_strategies
+            for sp in strategy.grid()
             for order in orders for op in order.grid()
             for budget in source.budgets or config.budgets for near_dup in source.near_dup or config.near_dup)
         # Building a source can be slow (a corpus checks its tokenizer), so resolve once per combination.

@@ -61,6 +61,8 @@ def test_source_overrides_are_validated():
     assert "sources[0]" in msg and "near_dup[0]" in msg
     msg = error_of(with_(sources=[{"name": "traps", "orders": ["sideways"]}]))
     assert "unknown order 'sideways'" in msg
+    msg = error_of(with_(sources=[{"name": "traps", "skip_strategies": ["bnbb"]}]))
+    assert "sources[0].skip_strategies: 'bnbb' not among the config's strategies" in msg
 
 
 def test_wrong_type_names_key_and_value():

@@ -38,6 +38,17 @@ def test_expansion_is_the_cartesian_product_with_overrides():
         (("time_limit", 0.1),), (("time_limit", 0.5),)}
 
 
+def test_a_source_skips_strategies_and_keeps_the_other_run_ids():
+    skipping = dict(CONFIG, sources=[dict(CONFIG["sources"][0], skip_strategies="cpsat"), CONFIG["sources"][1]])
+    full, cut = parse_config(CONFIG), parse_config(skipping)
+    pis = [u for u in expand(cut) if u.source == "pisinger"]
+    assert {c.strategy for c in pis[0].cells} == {"greedy"}
+    assert {c.strategy for u in expand(cut) if u.source == "traps" for c in u.cells} == {"greedy", "cpsat"}
+    ids = {run_id(run_params(full, u, "k", c)) for u in expand(full) for c in u.cells}
+    kept = {run_id(run_params(cut, u, "k", c)) for u in expand(cut) for c in u.cells}
+    assert kept < ids  # a skip removes runs; the others keep their ids (and so resume)
+
+
 def test_run_ids_unique_and_stable_across_expansions_and_entry_order():
     cfg = parse_config(CONFIG)
     ids = [run_id(run_params(cfg, u, "seed=0", c)) for u in expand(cfg) for c in u.cells]

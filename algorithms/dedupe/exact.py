@@ -10,19 +10,22 @@ Three stages, none of which can change the answer:
    with none and equals no other word list: it is kept, never absorbs
    anything, and is left out of the rest. Texts of mostly unique shingles go
    no further, without a sort.
-2. Exact shingles of the remaining texts (`exact_word_ids`,
+2. Exact shingles of the remaining texts (`shingle_ids`: `exact_word_ids`,
    `exact_shingle_codes`, `shared_ranks`): dense word ids, trigram codes
    one-to-one with shingles, each shared shingle ranked by how many texts hold
    it (a lower rank is rarer).
 3. The join: if two sets have Jaccard >= t > 0 they share at least
    ``ceil(t * |x|)`` shingles, so the first ``|x| - ceil(t * |x|) + 1`` of
    each in rarity order (its *prefix*, unshared shingles first) must
-   intersect. Prefixes are fixed per text, so only the prefix ranks that a
-   later text also holds are indexed and only those an earlier text holds are
-   probed. Kept anchors index theirs; a candidate verifies the anchors found
-   through its probes in anchor order, after a length filter
-   (``min/max size >= t``), with `jaccard`'s own division on the same integers.
-   A dict of word-id sequences finds exact repeats.
+   intersect. Prefixes are fixed per text, so the pairs whose prefixes meet
+   are known in advance. While they are few (`batch`), all of them are
+   verified at once with `jaccard`'s division on the same integers and each
+   text's partner is the first matching earlier anchor. Otherwise the anchor
+   loop runs: only the prefix ranks that a later text also holds are indexed
+   and only those an earlier text holds are probed; kept anchors index
+   theirs; a candidate verifies the anchors found through its probes in
+   anchor order, after a length filter (``min/max size >= t``), and a dict of
+   word-id sequences finds exact repeats. Both give the same answer.
 
 Threshold 0 matches everything (Jaccard >= 0 always holds), so then the first
 anchor is every candidate's partner. Prefix lengths get a 1e-12 relative slack
@@ -38,130 +41,46 @@ import numpy as np
 
 from ..items import Item
 from .anchors import join_anchors
+from .batch import candidate_pairs, resolve_partners, shared_counts
 from .filter import may_match, prefix_lengths
+from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order
 from .tokenise import word_codes
 
 __all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
            "shared_ranks"]
 
-# Word ids below this bound let a trigram be one int64 code: id0 * V^2 + id1 * V + id2.
-_DIRECT_VOCAB = 2**20
+# The batch path is taken while the candidate pairs stay within this many per text (plus a base):
+# past that a few prefix ranks are held by many texts, and the anchor loop, which only indexes
+# anchors, does less work.
+_PAIRS_PER_TEXT = 16
+_PAIRS_BASE = 4096
 
 
-def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray]:
-    """(text index, shingle code) per shingle occurrence, text index ascending.
+def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
+                    threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(rank, owner) of every shared rank in a text's prefix, text after text.
 
-    Codes are one-to-one with shingle tuples (word trigrams, or the whole tuple of a text under three words).
+    A text's prefix is its first ``s - ceil(t * s) + 1`` shingles in rarity
+    order, unshared ones first: only its first ``prefix - unshared`` shared
+    ranks can meet another text's prefix.
     """
-    n_texts = len(lens)
-    offsets = np.zeros(n_texts + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
-    owner = np.repeat(np.arange(n_texts, dtype=np.int64), lens)
-    pos_in_text = np.arange(len(word_ids), dtype=np.int64) - offsets[owner]
-    tri = np.flatnonzero(pos_in_text <= lens[owner] - 3)
-    a, b, c = word_ids[tri], word_ids[tri + 1], word_ids[tri + 2]
-    if vocab < _DIRECT_VOCAB:
-        tri_codes = (a * vocab + b) * vocab + c
-        v3 = vocab ** 3
-    else:  # compact the (a, b) pairs first so the code stays within int64
-        _, pair = np.unique(a * vocab + b, return_inverse=True)
-        tri_codes = pair.astype(np.int64).ravel() * vocab + c
-        v3 = (int(pair.max()) + 1 if len(pair) else 1) * vocab
-    # Texts under three words are one shingle, the whole tuple: give those codes above v3.
-    short = np.flatnonzero(lens < 3)
-    short_codes = np.empty(len(short), dtype=np.int64)
-    for k, t in enumerate(short.tolist()):
-        ids = word_ids[offsets[t]:offsets[t + 1]].tolist()
-        if len(ids) == 0:
-            short_codes[k] = v3 + vocab + vocab * vocab
-        elif len(ids) == 1:
-            short_codes[k] = v3 + ids[0]
-        else:
-            short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
-    owners = np.concatenate([owner[tri], short])
-    codes = np.concatenate([tri_codes, short_codes])
-    if len(short):  # keep owners ascending, as `distinct_shingles` relies on
-        order = np.argsort(owners, kind="stable")
-        owners, codes = owners[order], codes[order]
-    return owners, codes
-
-
-def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """(text index, shingle id) of every distinct shingle of every text, and the number of shingles.
-
-    Shingle ids are dense (0..n-1) and one-to-one with shingle tuples.
-    """
-    n_texts = len(lens)
-    owner, codes = exact_shingle_codes(word_ids, lens, max(vocab, 1))
-    if len(codes) == 0:
-        return owner, codes, 0
-    if (int(codes.max()) + 1) * n_texts < 2**62:
-        # One sort of (code, text) packed in an int64: faster than an argsort and two gathers.
-        packed = np.sort(codes * n_texts + owner)
-        codes, owner = packed // n_texts, packed % n_texts
-    else:
-        # A stable sort by code keeps each code's texts ascending (they are on input).
-        order = np.argsort(codes, kind="stable")
-        codes, owner = codes[order], owner[order]
-    new_code = np.ones(len(codes), dtype=bool)
-    np.not_equal(codes[1:], codes[:-1], out=new_code[1:])
-    distinct = new_code.copy()  # repeated (text, shingle) pairs are adjacent now
-    distinct[1:] |= owner[1:] != owner[:-1]
-    sid = np.cumsum(new_code)[distinct] - 1
-    return owner[distinct], sid, int(sid[-1]) + 1
-
-
-def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """What the join needs of each text: set size, unshared count, and its shared shingles as ranks.
-
-    A shingle found in one text only can never be in an intersection, so only
-    the shared ones (in two or more texts) are listed, ranked by how many texts
-    hold them (ties by an internal code). In the global rarity order
-    (unshared shingles first, then shared ones by rank) the first k shingles of
-    a text are its unshared ones and then its first ``k - unshared`` shared ones.
-
-    Args:
-        word_ids: Dense word ids (`exact_word_ids`), text after text.
-        lens: Words per text.
-        vocab: Number of distinct word ids.
-
-    Returns:
-        (sizes, unshared counts, all texts' shared ranks (ascending within each
-        text, text after text), bounds: text t's ranks are ``[bounds[t], bounds[t + 1])``).
-    """
-    n_texts = len(lens)
-    p_owner, sid, n_sh = distinct_shingles(word_ids, lens, vocab)
-    df = np.bincount(sid, minlength=n_sh)
-    sizes = np.bincount(p_owner, minlength=n_texts)
-    shared = df[sid] >= 2
-    unshared = sizes - np.bincount(p_owner[shared], minlength=n_texts)
-    shared_ids = np.flatnonzero(df >= 2)
-    n_ranks = max(len(shared_ids), 1)
-    rank_of = np.zeros(n_sh, dtype=np.int64)
-    rank_of[shared_ids[np.argsort(df[shared_ids], kind="stable")]] = np.arange(len(shared_ids))
-    keyed = np.sort(p_owner[shared] * n_ranks + rank_of[sid[shared]])
-    bounds = np.searchsorted(keyed, np.arange(n_texts + 1) * n_ranks)
-    return sizes, unshared, keyed % n_ranks, bounds
-
-
-def _prefix_lists(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
-                  threshold: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """Per text (those with any), the shared ranks of its prefix worth indexing, and those worth probing.
-
-    A text's prefix (its first ``s - ceil(t * s) + 1`` shingles in rarity
-    order, unshared ones first) does not depend on the join's progress, so it
-    is known in advance which prefix ranks some later text holds (only those
-    are worth indexing) and which some earlier text holds (only those are worth
-    probing); the others could never meet.
-    """
-    n_texts = len(sizes)
     counts = np.diff(bounds)
     k = np.clip(prefix_lengths(sizes, threshold) - unshared, 0, counts)
-    owner = np.repeat(np.arange(n_texts, dtype=np.int64), counts)
+    owner = np.repeat(np.arange(len(sizes), dtype=np.int64), counts)
     in_prefix = np.arange(len(flat), dtype=np.int64) - bounds[:-1][owner] < k[owner]
-    ranks, owner = flat[in_prefix], owner[in_prefix]
+    return flat[in_prefix], owner[in_prefix]
+
+
+def _prefix_lists(ranks: np.ndarray, owner: np.ndarray, n_texts: int
+                  ) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Per text (those with any), the prefix ranks worth indexing, and those worth probing.
+
+    Prefixes do not depend on the join's progress, so it is known in advance
+    which prefix ranks some later text holds (only those are worth indexing)
+    and which some earlier text holds (only those are worth probing); the
+    others could never meet.
+    """
     if len(ranks) == 0:
         return {}, {}
     by_rank = np.argsort(ranks, kind="stable")  # (rank, text) order: owners ascend on input
@@ -187,12 +106,7 @@ def _prefix_lists(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bou
 
 def exact_word_ids(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int]:
     """(dense word id per word, words per text, vocabulary size): equal ids if and only if equal words."""
-    return _dense_ids(*word_codes(texts, exact=True))
-
-
-def _dense_ids(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    vocab = np.unique(codes)
-    return np.searchsorted(vocab, codes), lens, len(vocab)  # sorts the distinct codes only
+    return dense_ids(*word_codes(texts, exact=True))
 
 
 def active_texts(texts: Sequence[str], threshold: float) -> np.ndarray:
@@ -234,9 +148,20 @@ def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndar
 
     `codes` and `lens` are the exact word codes of `texts` (`word_codes(..., exact=True)`).
     """
-    word_ids, lens, vocab = _dense_ids(codes, lens)
+    word_ids, lens, vocab = dense_ids(codes, lens)
     sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
-    index_ranks, probe_ranks = _prefix_lists(sizes_a, unshared, flat, bounds_a, threshold)
+    ranks, owners = _prefix_entries(sizes_a, unshared, flat, bounds_a, threshold)
+    ids = [it.id for it in texts]
+    pairs = candidate_pairs(ranks, owners, len(texts), _PAIRS_PER_TEXT * len(texts) + _PAIRS_BASE)
+    if pairs is not None:
+        earlier, later = pairs
+        inter = shared_counts(flat, bounds_a, earlier, later)
+        # `jaccard`'s division on the same integers, hence the same floats as the loop's verdicts.
+        union = sizes_a[earlier] + sizes_a[later] - inter
+        match = inter / union >= threshold
+        partner = resolve_partners(n_pinned, earlier[match], later[match])
+        return {ids[y]: ids[x] for y, x in partner.items()}
+    index_ranks, probe_ranks = _prefix_lists(ranks, owners, len(texts))
     sizes, bounds = sizes_a.tolist(), bounds_a.tolist()
     word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
     shared_sets: dict[int, frozenset] = {}
@@ -258,7 +183,7 @@ def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndar
     def repeat_key(pos: int) -> bytes:
         return word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes()
 
-    return join_anchors([it.id for it in texts], n_pinned, index_ranks, probe_ranks, verify, repeat_key)
+    return join_anchors(ids, n_pinned, index_ranks, probe_ranks, verify, repeat_key)
 
 
 class Exact(DedupeMethod):

@@ -1,0 +1,141 @@
+"""Exact shingle identities of a batch of texts: dense word ids, trigram codes, shared ranks.
+
+Everything here is one-to-one with the rule's shingles (`rule.shingles` of
+the signature), so sets built from these ids have the exact sizes and
+intersections of the shingle sets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["dense_ids", "exact_shingle_codes", "distinct_shingles", "shared_ranks"]
+
+# Word ids below this bound let a trigram be one int64 code: id0 * V^2 + id1 * V + id2.
+_DIRECT_VOCAB = 2**20
+_ID_TABLE_BITS = 26  # at most 2^26 slots (512 MiB of codes would need more words than that)
+_SLOT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def dense_ids(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Word codes -> dense ids (equal ids if and only if equal codes), by a table instead of a sort.
+
+    Each code hashes to a slot of a table of about two slots per word; the code
+    left in a slot owns it, and the few codes that lost their slot to another
+    get ids of their own after the slots'. A sort (``np.unique``) costs far
+    more per word, and its hashed variant degrades with the vocabulary.
+    """
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.int64), lens, 0
+    bits = max(10, min(_ID_TABLE_BITS, int(len(codes)).bit_length() + 1))
+    slot = ((codes * _SLOT_MULTIPLIER) >> np.uint64(64 - bits)).view(np.int64)
+    holder = np.zeros(1 << bits, dtype=np.uint64)
+    holder[slot] = codes  # one of the codes of each slot stays there
+    used = np.zeros(1 << bits, dtype=bool)
+    used[slot] = True
+    dense = np.cumsum(used) - 1
+    ids = dense[slot]
+    lost = np.flatnonzero(holder[slot] != codes)
+    n_slots = int(dense[-1]) + 1
+    if len(lost) == 0:
+        return ids, lens, n_slots
+    extra, inverse = np.unique(codes[lost], return_inverse=True)
+    ids[lost] = n_slots + inverse.ravel()
+    return ids, lens, n_slots + len(extra)
+
+
+def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray]:
+    """(text index, shingle code) per shingle occurrence, text index ascending.
+
+    Codes are one-to-one with shingle tuples (word trigrams, or the whole tuple of a text under three words).
+    """
+    n_texts = len(lens)
+    offsets = np.zeros(n_texts + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    owner = np.repeat(np.arange(n_texts, dtype=np.int64), lens)
+    pos_in_text = np.arange(len(word_ids), dtype=np.int64) - offsets[owner]
+    tri = np.flatnonzero(pos_in_text <= lens[owner] - 3)
+    a, b, c = word_ids[tri], word_ids[tri + 1], word_ids[tri + 2]
+    if vocab < _DIRECT_VOCAB:
+        tri_codes = (a * vocab + b) * vocab + c
+        v3 = vocab ** 3
+    else:  # compact the (a, b) pairs first so the code stays within int64
+        _, pair = np.unique(a * vocab + b, return_inverse=True)
+        tri_codes = pair.astype(np.int64).ravel() * vocab + c
+        v3 = (int(pair.max()) + 1 if len(pair) else 1) * vocab
+    # Texts under three words are one shingle, the whole tuple: give those codes above v3.
+    short = np.flatnonzero(lens < 3)
+    short_codes = np.empty(len(short), dtype=np.int64)
+    for k, t in enumerate(short.tolist()):
+        ids = word_ids[offsets[t]:offsets[t + 1]].tolist()
+        if len(ids) == 0:
+            short_codes[k] = v3 + vocab + vocab * vocab
+        elif len(ids) == 1:
+            short_codes[k] = v3 + ids[0]
+        else:
+            short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
+    owners = np.concatenate([owner[tri], short])
+    codes = np.concatenate([tri_codes, short_codes])
+    if len(short):  # keep owners ascending, as `distinct_shingles` relies on
+        order = np.argsort(owners, kind="stable")
+        owners, codes = owners[order], codes[order]
+    return owners, codes
+
+
+def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(text index, shingle id) of every distinct shingle of every text, and the number of shingles.
+
+    Shingle ids are dense (0..n-1) and one-to-one with shingle tuples.
+    """
+    n_texts = len(lens)
+    owner, codes = exact_shingle_codes(word_ids, lens, max(vocab, 1))
+    if len(codes) == 0:
+        return owner, codes, 0
+    if (int(codes.max()) + 1) * n_texts < 2**62:
+        # One sort of (code, text) packed in an int64: faster than an argsort and two gathers.
+        packed = np.sort(codes * n_texts + owner)
+        codes, owner = packed // n_texts, packed % n_texts
+    else:
+        # A stable sort by code keeps each code's texts ascending (they are on input).
+        order = np.argsort(codes, kind="stable")
+        codes, owner = codes[order], owner[order]
+    new_code = np.ones(len(codes), dtype=bool)
+    np.not_equal(codes[1:], codes[:-1], out=new_code[1:])
+    distinct = new_code.copy()  # repeated (text, shingle) pairs are adjacent now
+    distinct[1:] |= owner[1:] != owner[:-1]
+    sid = np.cumsum(new_code)[distinct] - 1
+    return owner[distinct], sid, int(sid[-1]) + 1
+
+
+def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the join needs of each text: set size, unshared count, and its shared shingles as ranks.
+
+    A shingle found in one text only can never be in an intersection, so only
+    the shared ones (in two or more texts) are listed, ranked by how many texts
+    hold them (ties by an internal code). In the global rarity order
+    (unshared shingles first, then shared ones by rank) the first k shingles of
+    a text are its unshared ones and then its first ``k - unshared`` shared ones.
+
+    Args:
+        word_ids: Dense word ids (`exact_word_ids`), text after text.
+        lens: Words per text.
+        vocab: Number of distinct word ids.
+
+    Returns:
+        (sizes, unshared counts, all texts' shared ranks (ascending within each
+        text, text after text), bounds: text t's ranks are ``[bounds[t], bounds[t + 1])``).
+    """
+    n_texts = len(lens)
+    p_owner, sid, n_sh = distinct_shingles(word_ids, lens, vocab)
+    df = np.bincount(sid, minlength=n_sh)
+    sizes = np.bincount(p_owner, minlength=n_texts)
+    shared = df[sid] >= 2
+    unshared = sizes - np.bincount(p_owner[shared], minlength=n_texts)
+    shared_ids = np.flatnonzero(df >= 2)
+    n_ranks = max(len(shared_ids), 1)
+    rank_of = np.zeros(n_sh, dtype=np.int64)
+    rank_of[shared_ids[np.argsort(df[shared_ids], kind="stable")]] = np.arange(len(shared_ids))
+    keyed = np.sort(p_owner[shared] * n_ranks + rank_of[sid[shared]])
+    bounds = np.searchsorted(keyed, np.arange(n_texts + 1) * n_ranks)
+    return sizes, unshared, keyed % n_ranks, bounds
