@@ -75,7 +75,7 @@ def test_pareto_stops_at_the_memory_cap_and_the_deadline_with_a_feasible_set():
     assert proven is False and sum(tokens[k] for k in chosen) <= 200
     assert sum(profits[k] for k in chosen) >= profits[0] + profits[1]
     chosen, proven = pareto_knapsack(tokens, profits, 200, deadline=time.perf_counter() - 1)
-    assert proven is False and chosen == []
+    assert proven is False and 0 < sum(tokens[k] for k in chosen) <= 200  # the density-greedy start
     assert pareto_lex(tokens, profits, 200, 1, max_bytes=1) is None
     with pytest.raises(TimeoutError):
         pareto_lex(tokens, profits, 200, 1, deadline=time.perf_counter() - 1)
