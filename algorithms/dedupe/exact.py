@@ -138,9 +138,14 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     codes, lens = word_codes(list(map(attrgetter("text"), texts)), exact=True)
     mask = may_match(codes, lens, threshold)
     # Texts proven unable to match are left out: they are kept and never absorb anything.
-    active = np.flatnonzero(mask).tolist()
+    active_a = np.flatnonzero(mask)
+    active = active_a.tolist()
+    # The active texts' codes, gathered by word ranges (a mask over every word costs far more).
+    active_lens = lens[active_a]
+    first_word = np.cumsum(lens)[active_a] - active_lens
+    at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens) + np.arange(active_lens.sum())
     dropped = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold,
-                    codes[np.repeat(mask, lens)], lens[mask])
+                    codes[at], active_lens)
     if not dropped:
         return visit, dropped
     return list(compress(visit, map(not_, map(dropped.__contains__, map(attrgetter("id"), visit))))), dropped
