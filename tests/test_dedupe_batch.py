@@ -98,3 +98,21 @@ def test_dense_ids_are_one_to_one_with_codes(values, tiny_table):
     assert vocab == len(distinct) and sorted(set(ids.tolist())) == list(range(vocab))
     by_code = dict(zip(values, ids.tolist()))
     assert all(by_code[v] == i for v, i in zip(values, ids.tolist()))
+
+
+@pytest.mark.parametrize("direct_vocab", [0, 2**20])  # pair compaction, direct trigram codes
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "Ab", "x9"]), max_size=7).map(" ".join),
+                      max_size=8))
+def test_shingle_codes_are_one_to_one_with_shingles_on_both_branches(direct_vocab, texts):
+    from packbench.algorithms.dedupe import shingles, signature
+
+    with mock.patch.object(shingle_ids, "_DIRECT_VOCAB", direct_vocab):
+        owner, codes = shingle_ids.exact_shingle_codes(*exact.exact_word_ids(texts))
+    assert owner.tolist() == sorted(owner.tolist())
+    coded = [frozenset(codes[owner == t].tolist()) for t in range(len(texts))]
+    full = [shingles(signature(t)) for t in texts]
+    for i in range(len(texts)):
+        assert len(coded[i]) == len(full[i]) and (owner == i).sum() >= len(full[i])
+        for j in range(len(texts)):
+            assert len(coded[i] & coded[j]) == len(full[i] & full[j])

@@ -142,9 +142,13 @@ def once_counts(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.nda
     slots[n_tri:] = (_short_hashes(codes, lens, short) >> np.uint64(64 - bits)).view(np.int64)
     counts = np.bincount(slots, minlength=(1 << bits) + 1)
     counts[-1] = 0
-    single = counts == 1
+    # One bit per slot: the 2 MiB table stays in cache while every position looks its slot up.
+    single = np.packbits(counts == 1, bitorder="little")
     del counts
-    once = single[slots]
+    once = np.empty(len(slots), dtype=bool)
+    for lo in range(0, len(slots), _HASH_BLOCK):
+        at = slots[lo:lo + _HASH_BLOCK]
+        once[lo:lo + _HASH_BLOCK] = (single[at >> 3] >> (at & 7).astype(np.uint8)) & np.uint8(1)
     del slots, single
     ends = np.cumsum(lens)
     starts = ends - lens

@@ -53,17 +53,21 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
     n_texts = len(lens)
     offsets = np.zeros(n_texts + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
-    owner = np.repeat(np.arange(n_texts, dtype=np.int64), lens)
-    pos_in_text = np.arange(len(word_ids), dtype=np.int64) - offsets[owner]
-    tri = np.flatnonzero(pos_in_text <= lens[owner] - 3)
-    a, b, c = word_ids[tri], word_ids[tri + 1], word_ids[tri + 2]
+    # A trigram starts at every word but the last two of each text (texts are contiguous runs).
+    starts = np.ones(max(len(word_ids) - 2, 0), dtype=bool)
+    cut = np.concatenate([offsets[1:] - 1, offsets[1:] - 2])
+    starts[cut[(cut >= 0) & (cut < len(starts))]] = False
+    a, b, c = word_ids[:-2], word_ids[1:-1], word_ids[2:]
     if vocab < _DIRECT_VOCAB:
-        tri_codes = (a * vocab + b) * vocab + c
+        # Over every position at once (contiguous arithmetic), then the trigram starts kept.
+        tri_codes = ((a * vocab + b) * vocab + c)[starts]
         v3 = vocab ** 3
     else:  # compact the (a, b) pairs first so the code stays within int64
+        a, b, c = a[starts], b[starts], c[starts]
         _, pair = np.unique(a * vocab + b, return_inverse=True)
         tri_codes = pair.astype(np.int64).ravel() * vocab + c
         v3 = (int(pair.max()) + 1 if len(pair) else 1) * vocab
+    tri_owner = np.repeat(np.arange(n_texts, dtype=np.int64), np.maximum(lens - 2, 0))
     # Texts under three words are one shingle, the whole tuple: give those codes above v3.
     short = np.flatnonzero(lens < 3)
     short_codes = np.empty(len(short), dtype=np.int64)
@@ -75,7 +79,7 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
             short_codes[k] = v3 + ids[0]
         else:
             short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
-    owners = np.concatenate([owner[tri], short])
+    owners = np.concatenate([tri_owner, short])
     codes = np.concatenate([tri_codes, short_codes])
     if len(short):  # keep owners ascending, as `distinct_shingles` relies on
         order = np.argsort(owners, kind="stable")
