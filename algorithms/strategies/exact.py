@@ -14,6 +14,7 @@ from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, real_in
 from ..solvers.dp import dp_cost, dp_knapsack, subset_sum_bytes, subset_sum_lex
+from ..solvers.pareto import pareto_knapsack, pareto_lex
 from ..solvers.reduce import Reduction, reduce_knapsack
 from ..solvers.scaling import integer_profits
 from .base import Strategy
@@ -30,6 +31,17 @@ _PROBE_SHARE = 0.25
 _MIN_SLICE = 0.005
 # Without memory for the DP, branch and bound races CP-SAT with slices doubling from this.
 _RACE_SLICE = 0.05
+# CP-SAT overshoots its wall limit by up to a tenth of a second on a loaded machine: ask for less.
+# Its start-up (model, presolve) takes a few tenths of a second at 2,000 items and ignores the
+# limit, so below _CP_MIN_SEC left only branch and bound runs.
+_CP_MARGIN = 0.1
+_CP_MIN_SEC = 1.0
+# Without memory for the DP, the Pareto-list DP gets this share of the limit left after a first
+# branch-and-bound slice; the race gets the rest.
+_PARETO_SHARE = 0.75
+# Cap on the Pareto lists the canonical tie-break stores when the capacity DP does not fit: a
+# byte count, not a time, so whether the tie-break is reached does not depend on the machine.
+_LEX_MAX_BYTES = 256 * 2**20
 
 
 def _proportional(tokens: np.ndarray, profits: np.ndarray) -> bool:
@@ -63,21 +75,25 @@ class Exact(Strategy):
        fixes agree with *every* optimum, so only the free "core" is open.
     3. The core goes to the lexicographic DP (`dp_knapsack`) at once when its
        estimated time is tiny; otherwise OR-Tools branch and bound probes for
-       a quarter of the DP's estimate (the whole remaining limit when the DP
-       would exceed ``max_memory_mb``). When it proves the optimum V, the
+       a quarter of the DP's estimate. When it proves the optimum V, the
        reduction is redone against V - 1, which usually leaves a tiny core,
        and the DP picks the canonical set there. Otherwise the DP solves the
-       core. Without memory for the DP, CP-SAT (in a thread, started from
-       the best set) races branch and bound (rerun with
-       doubling slices) for the rest of the limit; the first proof stops the
-       other. The DP checks the clock between items, so the limit is honoured.
+       core. When the DP would exceed ``max_memory_mb`` (rooms of 10^8 and
+       more), a short branch-and-bound slice comes first, then the Pareto-list
+       DP (`pareto_knapsack`, whose cost does not depend on the room) for 60%
+       of what is left, then CP-SAT (in a thread, started from the best set)
+       races branch and bound (rerun with doubling slices) for the rest of the
+       limit; the first proof stops the other. The canonical set then comes
+       from the capacity DP on the V - 1 core, or, when that does not fit
+       either, from `pareto_lex` with its lists capped at 256 MiB. Every solver
+       checks the clock between items or slices, so the limit is honoured.
     4. If the limit ends the search the best set found comes back with
        ``optimal=False``, ``info["stopped"]`` and a proven bound; if only the
        canonical DP is out of reach (memory or time), branch and bound's
        optimum comes back with ``info["canonical"] = False``.
 
     ``info["solver"]`` names the stage that proved the optimum ("trivial",
-    "reduction", "exact_dp", "bnb", "cpsat" or "time_limit"); it can differ between
+    "reduction", "exact_dp", "bnb", "pareto", "cpsat" or "time_limit"); it can differ between
     runs on a loaded machine, the chosen set does not. ``info["limit_kind"]``
     is "wall": the time limit is wall-clock.
 
@@ -135,7 +151,7 @@ class Exact(Strategy):
         if dp_fits and est <= _DP_DIRECT_SEC:
             return fixed + self._dp(core, tokens, profits, red.room, deadline, red.incumbent), "exact_dp"
         if not dp_fits:
-            return self._race(core, fixed, tokens, profits, room, red, list(red.incumbent), deadline, info)
+            return self._no_dp(core, fixed, tokens, profits, room, red, deadline, info, cap)
         slice_ = min(deadline - time.perf_counter(), max(_MIN_SLICE, _PROBE_SHARE * est))
         if slice_ <= 0:
             raise _Cut(list(red.incumbent))
@@ -144,6 +160,30 @@ class Exact(Strategy):
         if proven:
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
         return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
+
+    def _no_dp(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
+               red: Reduction, deadline: float, info: dict[str, Any], cap: float) -> tuple[list[int], str]:
+        """No memory for the capacity DP: a branch-and-bound slice, the Pareto-list DP, then the race.
+
+        The Pareto DP's cost depends on how many partial solutions survive, not on the room, so it
+        proves instances with capacities of 10^9 whose LP bound is too weak for branch and bound.
+        """
+        core_w, core_p = tokens[core], profits[core]
+        best = list(red.incumbent)
+        slice_ = min(deadline - time.perf_counter(), _RACE_SLICE)
+        if slice_ > 0:
+            found, proven, _ = bnb_knapsack(core_w.tolist(), core_p.tolist(), red.room, slice_)
+            best = self._better(fixed + [core[q] for q in found], best, profits)
+            if proven:
+                return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
+        until = time.perf_counter() + _PARETO_SHARE * (deadline - time.perf_counter())
+        taken = set(best)
+        start = [q for q, k in enumerate(core) if k in taken]
+        found, proven = pareto_knapsack(core_w, core_p, red.room, incumbent=start, deadline=until, max_bytes=cap)
+        best = self._better(fixed + [core[q] for q in found], best, profits)
+        if proven:
+            return self._canonical(best, tokens, profits, room, deadline, info), "pareto"
+        return self._race(core, fixed, tokens, profits, room, red, best, deadline, info)
 
     def _race(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
               red: Reduction, best: list[int], deadline: float, info: dict[str, Any]) -> tuple[list[int], str]:
@@ -158,16 +198,23 @@ class Exact(Strategy):
 
         def run_cpsat() -> None:
             try:
-                out["cp"] = cpsat_knapsack(core_w, core_p, red.room, deadline - time.perf_counter(),
+                out["cp"] = cpsat_knapsack(core_w, core_p, red.room, deadline - _CP_MARGIN - time.perf_counter(),
                                            hint=[where[k] for k in best if k in where], stop=stop, handle=handle)
             except Exception as exc:  # noqa: BLE001 - re-raised in the calling thread
                 out["error"] = exc
 
         thread = threading.Thread(target=run_cpsat, name="exact-cpsat", daemon=True)
-        thread.start()
+        racing = deadline - time.perf_counter() >= _CP_MIN_SEC
+        if racing:
+            thread.start()
+        # OR-Tools' branch and bound holds the GIL while it searches, so CP-SAT's model (built in
+        # Python) would only grow between slices: wait until its solver exists (its search then
+        # runs without the GIL).
+        while not handle and thread.is_alive() and time.perf_counter() < deadline:
+            time.sleep(0.001)
         slice_, winner = _RACE_SLICE, None
         try:
-            while thread.is_alive() and (left := deadline - time.perf_counter()) > 0:
+            while (not racing or thread.is_alive()) and (left := deadline - time.perf_counter()) > 0:
                 found, proven, _ = bnb_knapsack(core_w, core_p, red.room, min(slice_, left))
                 best = self._better(fixed + [core[q] for q in found], best, profits)
                 if proven:
@@ -199,11 +246,21 @@ class Exact(Strategy):
         core_w = tokens[core]
         if not core or int(core_w.sum()) <= canon.room:
             return fixed + core
-        if dp_cost(core_w, canon.room)[0] <= self.params["max_memory_mb"] * 2**20:
+        cap = self.params["max_memory_mb"] * 2**20
+        if dp_cost(core_w, canon.room)[0] <= cap:
             try:
                 return fixed + self._dp(core, tokens, profits, canon.room, deadline, best)
             except _Cut:
                 pass
+        else:
+            target = float(profits[best].sum()) - float(profits[fixed].sum())
+            try:
+                found = pareto_lex(core_w, profits[core], canon.room, target, deadline=deadline,
+                                   max_bytes=min(cap, _LEX_MAX_BYTES))
+            except TimeoutError:
+                found = None
+            if found is not None:
+                return fixed + [core[q] for q in found]
         info["canonical"] = False  # the optimum stands; only the tie-break is out of reach
         return best
 

@@ -24,8 +24,12 @@ __all__ = ["hard_cases", "run_hard", "format_hard", "main"]
 _SOLVERS = ("exact", "bnb", "exact_dp")
 
 
-def hard_cases(sizes: Sequence[int], seeds: int, R: int = 1000) -> list[tuple[str, int, int, Problem]]:
-    """(class label, n, seed, problem) for every hard class, Jooken's class (c = 10^6 and 10^9), size and seed."""
+def hard_cases(sizes: Sequence[int], seeds: int, R: int = 1000,
+               only: Sequence[str] = ()) -> list[tuple[str, int, int, Problem]]:
+    """(class label, n, seed, problem) for every hard class, Jooken's class (c = 10^6 and 10^9), size and seed.
+
+    `only` keeps the classes whose label contains one of its strings (all when empty).
+    """
     from packbench.experiments.families import FAMILIES
     from packbench.experiments.families.hard import HARD_CLASSES
 
@@ -35,6 +39,8 @@ def hard_cases(sizes: Sequence[int], seeds: int, R: int = 1000) -> list[tuple[st
         specs += [(f"jooken(c=1e{e},g={g})", "jooken", {"n": n, "c": 10**e, "g": g})
                   for e in (6, 9) for g in (2, 6)]
         for label, fam, params in specs:
+            if only and not any(part in label for part in only):
+                continue
             for seed in range(seeds):
                 inst = next(FAMILIES[fam](**params).instances(seed))
                 cands = tuple(i for i in inst.items if not i.pinned)
@@ -56,10 +62,10 @@ def _time(name: str, problem: Problem, limit: float) -> dict[str, Any]:
 
 
 def run_hard(sizes: Sequence[int] = (500, 1000, 2000), seeds: int = 2, limit: float = 10.0,
-             R: int = 1000) -> list[dict[str, Any]]:
+             R: int = 1000, only: Sequence[str] = ()) -> list[dict[str, Any]]:
     """One row per instance: {cls, n, seed, exact, bnb, exact_dp} with each solver's timing dict."""
     rows = []
-    for label, n, seed, problem in hard_cases(sizes, seeds, R):
+    for label, n, seed, problem in hard_cases(sizes, seeds, R, only):
         row: dict[str, Any] = {"cls": label, "n": n, "seed": seed}
         for name in _SOLVERS:
             row[name] = _time(name, problem, limit)
@@ -97,8 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--limit", type=float, default=10.0, help="seconds per solver and instance")
     parser.add_argument("--R", type=int, default=1000, help="Pisinger coefficient range")
+    parser.add_argument("--only", nargs="*", default=[], help="keep classes whose label contains one of these")
     args = parser.parse_args(argv)
-    print(format_hard(run_hard(args.n, args.seeds, args.limit, args.R)), flush=True)
+    print(format_hard(run_hard(args.n, args.seeds, args.limit, args.R, args.only)), flush=True)
     return 0
 
 

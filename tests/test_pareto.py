@@ -1,0 +1,125 @@
+"""The Pareto-list solvers and `exact`'s path through them (capacities too large for the capacity DP)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from packbench.algorithms import Item, Problem
+from packbench.algorithms.solvers.pareto import pareto_knapsack, pareto_lex
+from packbench.algorithms.strategies import exact as exact_module
+from packbench.algorithms.strategies.exact import Exact
+
+
+def _lex_first(tokens, profits, room):
+    """(optimal profit, the lexicographically first optimal set), by brute force."""
+    best = None
+    for bits in itertools.product((1, 0), repeat=len(tokens)):  # earliest items taken come first
+        if sum(w for w, b in zip(tokens, bits) if b) <= room:
+            value = sum(p for p, b in zip(profits, bits) if b)
+            if best is None or value > best[0]:
+                best = (value, bits)
+    return best[0], [k for k, b in enumerate(best[1]) if b]
+
+
+# Few distinct sizes and profits: many optimal sets, many equal states in the lists.
+small = st.integers(1, 11).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 9), min_size=n, max_size=n),
+    st.lists(st.integers(1, 5), min_size=n, max_size=n),
+    st.integers(0, 40)))
+
+
+def _fitting(case):
+    tokens, profits, room = case
+    room = max(room, max(tokens))
+    return tokens, profits, room
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=small, greedy_start=st.booleans())
+def test_pareto_knapsack_proves_the_brute_force_optimum(case, greedy_start):
+    tokens, profits, room = _fitting(case)
+    incumbent = []
+    if greedy_start:  # any feasible start must be beaten or kept
+        for k, w in enumerate(tokens):
+            if sum(tokens[j] for j in incumbent) + w <= room:
+                incumbent.append(k)
+    chosen, proven = pareto_knapsack(tokens, profits, room, incumbent=incumbent)
+    assert proven is True
+    assert chosen == sorted(set(chosen))
+    assert sum(tokens[k] for k in chosen) <= room
+    assert sum(profits[k] for k in chosen) == _lex_first(tokens, profits, room)[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=small)
+def test_pareto_lex_returns_the_lexicographically_first_optimum(case):
+    tokens, profits, room = _fitting(case)
+    value, lex = _lex_first(tokens, profits, room)
+    assert pareto_lex(tokens, profits, room, value) == lex
+
+
+def test_pareto_lex_rejects_an_unreachable_target():
+    with pytest.raises(ValueError, match="target"):
+        pareto_lex([3, 4], [1, 1], 5, 2)
+
+
+def test_pareto_stops_at_the_memory_cap_and_the_deadline_with_a_feasible_set():
+    tokens = [7 * k % 23 + 5 for k in range(40)]
+    profits = [w + 3 for w in tokens]
+    chosen, proven = pareto_knapsack(tokens, profits, 200, incumbent=[0, 1], max_bytes=1)
+    assert proven is False and sum(tokens[k] for k in chosen) <= 200
+    assert sum(profits[k] for k in chosen) >= profits[0] + profits[1]
+    chosen, proven = pareto_knapsack(tokens, profits, 200, deadline=time.perf_counter() - 1)
+    assert proven is False and 0 < sum(tokens[k] for k in chosen) <= 200  # the density-greedy start
+    assert pareto_lex(tokens, profits, 200, 1, max_bytes=1) is None
+    with pytest.raises(TimeoutError):
+        pareto_lex(tokens, profits, 200, 1, deadline=time.perf_counter() - 1)
+
+
+# Tokens of 10^8 and more: the capacity DP would need gigabytes, so `exact` refuses it.
+huge = st.integers(2, 11).flatmap(lambda n: st.tuples(
+    st.lists(st.tuples(st.integers(1, 4), st.integers(0, 3)), min_size=n, max_size=n),
+    st.lists(st.integers(1, 4), min_size=n, max_size=n),
+    st.integers(1, 9), st.integers(0, 5)))
+
+
+@pytest.mark.parametrize("path", ["pareto", "bnb"])
+@settings(max_examples=100, deadline=None)
+@given(case=huge)
+def test_exact_without_room_for_the_dp_returns_the_lexicographically_first_optimum(path, case):
+    sizes, profits, big, extra = case
+    tokens = [a * 10**8 + b for a, b in sizes]
+    room = max(max(tokens), big * 10**8 + extra)
+    prob = Problem(tuple(Item(f"i{k}", "", float(p), w) for k, (w, p) in enumerate(zip(tokens, profits))), room)
+    keep = [k for k, w in enumerate(tokens) if w <= room]
+    with pytest.MonkeyPatch.context() as mp:
+        if path == "pareto":  # branch and bound never proves: the Pareto DP does
+            mp.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
+        sel = Exact(max_memory_mb=64).select(prob)
+    value, lex = _lex_first([tokens[k] for k in keep], [profits[k] for k in keep], room)
+    assert sel.optimal is True and sel.info["canonical"] is True
+    assert sel.indices == tuple(keep[q] for q in lex)
+    assert sum(profits[k] for k in sel.indices) == value
+    assert sel.info["solver"] in {path, "reduction", "trivial"}
+
+
+def test_exact_proves_a_jooken_instance_with_capacity_1e9():
+    from packbench.experiments.families import FAMILIES
+    from packbench.algorithms.strategies.cpsat import cpsat_knapsack
+
+    inst = next(FAMILIES["jooken"](n=60, c=10**9, g=4).instances(0))
+    cands = tuple(i for i in inst.items if not i.pinned)
+    prob = Problem(cands, inst.meta["budget"])
+    with pytest.MonkeyPatch.context() as mp:  # the Pareto DP proves, not the branch-and-bound slice
+        mp.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
+        sel = Exact(time_limit=60).select(prob)
+    found, proven, _, _ = cpsat_knapsack([c.tokens for c in cands], [int(c.score) for c in cands],
+                                         prob.room, 60.0)
+    assert proven and sel.optimal and sel.info["solver"] in ("pareto", "reduction")
+    assert sum(cands[k].score for k in sel.indices) == sum(cands[k].score for k in found)
+    assert sum(cands[k].tokens for k in sel.indices) <= prob.room
