@@ -7,8 +7,8 @@ import numbers
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from itertools import compress
-from operator import and_, attrgetter, not_
+from itertools import compress, repeat
+from operator import and_, attrgetter, ge, not_
 from typing import Any
 
 from .dedupe import DEDUPE_METHODS
@@ -193,7 +193,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         kept_ids = set(map(attrgetter("id"), kept))
     # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
     survivors = tuple(compress(candidates, map(and_, map(kept_ids.__contains__, map(attrgetter("id"), candidates)),
-                                               map((0.0).__le__, map(attrgetter("score"), candidates)))))
+                                               map(ge, map(attrgetter("score"), candidates), repeat(0.0)))))
     room = budget - pinned_tokens
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
