@@ -8,7 +8,7 @@ import numpy as np
 
 from .items import Item
 
-__all__ = ["dantzig_bound", "fitting_positive"]
+__all__ = ["dantzig_bound", "dantzig_bound_arrays", "fitting_positive"]
 
 
 def fitting_positive(candidates: Sequence[Item], room: int) -> list[int]:
@@ -37,6 +37,28 @@ def dantzig_bound(candidates: Sequence[Item], room: int) -> float:
         return 0.0
     scores = np.array([candidates[k].score for k in keep], dtype=float)
     tokens = np.array([candidates[k].tokens for k in keep], dtype=np.int64)
+    return _bound(scores, tokens, room)
+
+
+def dantzig_bound_arrays(scores: np.ndarray, tokens: np.ndarray, room: int) -> float:
+    """`dantzig_bound` from every candidate's score (float64) and tokens (int64): the same float.
+
+    Args:
+        scores: Score per candidate.
+        tokens: Tokens per candidate.
+        room: Token budget for them.
+
+    Returns:
+        The bound (0.0 when nothing can be chosen).
+    """
+    keep = (scores > 0) & (tokens <= room)
+    if not keep.any():
+        return 0.0
+    return _bound(scores[keep], tokens[keep], room)
+
+
+def _bound(scores: np.ndarray, tokens: np.ndarray, room: int) -> float:
+    """The bound over candidates that all have a positive score and fit alone, in index order."""
     order = np.argsort(-scores / tokens, kind="stable")
     cum = np.cumsum(tokens[order])
     whole = int(np.searchsorted(cum, room, side="right"))

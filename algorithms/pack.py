@@ -7,6 +7,8 @@ import numbers
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
+from itertools import compress
+from operator import and_, attrgetter, not_
 from typing import Any
 
 from .dedupe import DEDUPE_METHODS
@@ -35,16 +37,24 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
         raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
     out = list(items)
     seen: set[str] = set()
-    for pos, it in enumerate(out):
-        if not isinstance(it, Item):
-            raise TypeError(f"items[{pos}] must be an Item, got {type(it).__name__}")
-        if it.id in seen:
-            raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
-        seen.add(it.id)
-    dims = {len(it.embedding) for it in out if it.embedding is not None}
+    if set(map(type, out)) <= {Item}:
+        # Plain items (the usual case): C-level passes; the loop below would only find a repeated id.
+        ids = list(map(attrgetter("id"), out))
+        if len(set(ids)) < len(ids):
+            twice = next(i for i in ids if i in seen or seen.add(i))
+            raise ValueError(f"item {twice!r}: id is repeated (ids must be unique)")
+    else:
+        for pos, it in enumerate(out):
+            if not isinstance(it, Item):
+                raise TypeError(f"items[{pos}] must be an Item, got {type(it).__name__}")
+            if it.id in seen:
+                raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
+            seen.add(it.id)
+    embedded = [it for it, e in zip(out, map(attrgetter("embedding"), out)) if e is not None]
+    dims = {len(it.embedding) for it in embedded}
     if len(dims) > 1:
-        first = next(it for it in out if it.embedding is not None)
-        other = next(it for it in out if it.embedding is not None and len(it.embedding) != len(first.embedding))
+        first = embedded[0]
+        other = next(it for it in embedded if len(it.embedding) != len(first.embedding))
         raise ValueError(f"item {other.id!r}: embedding has {len(other.embedding)} dimensions, but item "
                          f"{first.id!r} has {len(first.embedding)} (all embeddings must have one dimension)")
     return out
@@ -61,12 +71,12 @@ def validate_budget(budget: Any) -> int:
 
 def _check_totals(items: list[Item]) -> None:
     """Reject token and score totals that no numeric solver can add up without overflow."""
-    tokens = sum(it.tokens for it in items)
+    tokens = sum(map(attrgetter("tokens"), items))
     if tokens > MAX_TOTAL_TOKENS:
         raise ValueError(f"items: total tokens {tokens} exceed 2**62 (the largest the solvers can add up); "
                          f"largest item {max(items, key=lambda it: it.tokens).id!r}")
     try:
-        score = math.fsum(abs(it.score) for it in items)
+        score = math.fsum(map(abs, map(attrgetter("score"), items)))
     except OverflowError:
         score = math.inf
     if score > MAX_TOTAL_SCORE:
@@ -165,7 +175,8 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     chooser, arranger = strategy_cls(**routed[0]), order_cls(**routed[1])
     filler = fill_cls(**routed[2]) if fill_cls is not None else None
 
-    pinned = [it for it in items if it.pinned]
+    flags = list(map(attrgetter("pinned"), items))
+    pinned = list(compress(items, flags))
     pinned_tokens = sum(it.tokens for it in pinned)
     if pinned_tokens > budget:
         if pinned_overflow == "raise":
@@ -174,18 +185,19 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         return Packing(pinned, budget=budget, strategy=strategy, optimal=None, over_budget=True)
 
     start = time.perf_counter()
-    candidates = [it for it in items if not it.pinned]
+    candidates = list(compress(items, map(not_, flags)))
     if near_dup is None:
-        kept_ids, dropped = {it.id for it in candidates}, {}
+        kept_ids, dropped = set(map(attrgetter("id"), candidates)), {}
     else:
         kept, dropped = deduper.dedupe(candidates, pinned, near_dup)
-        kept_ids = {it.id for it in kept}
-    # Input order, so strategies see retrieval order; negative scores can never help.
-    survivors = tuple(it for it in candidates if it.id in kept_ids and it.score >= 0)
+        kept_ids = set(map(attrgetter("id"), kept))
+    # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
+    survivors = tuple(compress(candidates, map(and_, map(kept_ids.__contains__, map(attrgetter("id"), candidates)),
+                                               map((0.0).__le__, map(attrgetter("score"), candidates)))))
     room = budget - pinned_tokens
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
-    problem = Problem(survivors, min(room, sum(it.tokens for it in survivors)), tuple(pinned))
+    problem = Problem(survivors, min(room, sum(map(attrgetter("tokens"), survivors))), tuple(pinned))
     refusal = chooser.skip(problem)
     if refusal is not None:
         raise Refused(strategy, refusal)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms.dedupe import dedupe_indexed, dedupe_pairwise
-from packbench.algorithms.dedupe import exact, shingle_ids
+from packbench.algorithms.dedupe import batch, exact, shingle_ids
 from packbench.algorithms.dedupe.batch import candidate_pairs, resolve_partners, shared_counts
 from packbench.experiments.bench.workloads import random_candidates
 from test_dedupe import _summary, dedupe_inputs
@@ -63,15 +63,18 @@ def test_candidate_pairs_are_every_pair_sharing_a_rank(rank_lists, budget):
         assert list(zip(later.tolist(), earlier.tolist())) == expected
 
 
+@pytest.mark.parametrize("lookup_max", [0, 10**9])  # the sparse product, the binary searches
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sets(st.integers(0, 40), max_size=10), min_size=1, max_size=10), st.data())
-def test_shared_counts_are_the_intersection_sizes(sets, data):
+@given(sets=st.lists(st.sets(st.integers(0, 40), max_size=10), min_size=1, max_size=10), data=st.data())
+def test_shared_counts_are_the_intersection_sizes(lookup_max, sets, data):
     flat = np.array([r for s in sets for r in sorted(s)], dtype=np.int64)
     bounds = np.concatenate([[0], np.cumsum([len(s) for s in sets])]).astype(np.int64)
     pairs = data.draw(st.lists(st.tuples(st.integers(0, len(sets) - 1), st.integers(0, len(sets) - 1)), max_size=20))
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
-    assert shared_counts(flat, bounds, a, b).tolist() == [len(sets[x] & sets[y]) for x, y in pairs]
+    with mock.patch.object(batch, "_LOOKUP_MAX", lookup_max):
+        got = shared_counts(flat, bounds, a, b).tolist()
+    assert got == [len(sets[x] & sets[y]) for x, y in pairs]
 
 
 def test_partner_is_the_first_earlier_anchor_that_matches():
@@ -95,3 +98,21 @@ def test_dense_ids_are_one_to_one_with_codes(values, tiny_table):
     assert vocab == len(distinct) and sorted(set(ids.tolist())) == list(range(vocab))
     by_code = dict(zip(values, ids.tolist()))
     assert all(by_code[v] == i for v, i in zip(values, ids.tolist()))
+
+
+@pytest.mark.parametrize("direct_vocab", [0, 2**20])  # pair compaction, direct trigram codes
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "Ab", "x9"]), max_size=7).map(" ".join),
+                      max_size=8))
+def test_shingle_codes_are_one_to_one_with_shingles_on_both_branches(direct_vocab, texts):
+    from packbench.algorithms.dedupe import shingles, signature
+
+    with mock.patch.object(shingle_ids, "_DIRECT_VOCAB", direct_vocab):
+        owner, codes = shingle_ids.exact_shingle_codes(*exact.exact_word_ids(texts))
+    assert owner.tolist() == sorted(owner.tolist())
+    coded = [frozenset(codes[owner == t].tolist()) for t in range(len(texts))]
+    full = [shingles(signature(t)) for t in texts]
+    for i in range(len(texts)):
+        assert len(coded[i]) == len(full[i]) and (owner == i).sum() >= len(full[i])
+        for j in range(len(texts)):
+            assert len(coded[i] & coded[j]) == len(full[i] & full[j])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -142,3 +143,51 @@ def test_tolerances_are_validated_by_name():
                        ({"leakage": -0.1}, ">= 0"), ({"speed": 0.9}, "speed"), ({"ratio_mean": "x"}, "number")):
         with pytest.raises(ValueError, match=msg):
             parse_tolerances(table)
+
+
+SLOW_LINE = "    sum(range(400_000))  # planted slowdown: milliseconds per call, whatever the instance\n"
+
+
+def _git(tmp, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp, check=True,
+                   capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_gate_against_a_revision_of_the_users_project_flags_the_planted_slowdown(user_project, capsys):
+    tmp = user_project
+    _write_strategy(tmp, worse=False)
+    _git(tmp, "init", "-q")
+    _git(tmp, "add", "mystrat.py", "user.toml")
+    _git(tmp, "commit", "-qm", "base")
+    _git(tmp, "tag", "base")
+    _run(tmp, "committed")
+    # The same choices, slower: quality passes, speed fails for that strategy's cell only.
+    (tmp / "mystrat.py").write_text(STRATEGY.replace("{reverse}", "").replace(
+        "    room = budget", SLOW_LINE + "    room = budget"))
+    # --results reuses the committed rows: the quality side is not what this test is about.
+    code = cli_main(["gate", "user.toml", "--baseline", "committed", "--results", "committed", "--against", "base"])
+    out = capsys.readouterr().out
+    assert code == 1 and "your project's working tree vs REF" in out
+    flagged = [ln for ln in out.splitlines() if ln.startswith("!!")]
+    assert len(flagged) == 1 and "speed: pisinger / 0.3 / mystrat:by_density" in flagged[0]
+    assert "slower" in flagged[0]
+    assert any(ln.startswith("   speed: pisinger / 0.3 / greedy") for ln in out.splitlines())
+
+    # The REF side really ran REF's code: against the slow revision itself, nothing is slower.
+    _git(tmp, "commit", "-qam", "slow")
+    assert cli_main(["gate", "user.toml", "--baseline", "committed", "--results", "committed",
+                     "--against", "HEAD"]) == 0
+
+
+def test_gate_against_a_ref_that_is_not_there_exits_2_before_running(user_project, capsys):
+    tmp = user_project
+    (tmp / "committed").mkdir()
+    (tmp / "committed" / "runs.jsonl").write_text("")
+    assert cli_main(["gate", "user.toml", "--baseline", "committed", "--against", "base"]) == 2
+    err = capsys.readouterr().err
+    assert "--against base needs the working directory" in err and "inside a git repository" in err
+    if shutil.which("git") is not None:
+        _git(tmp, "init", "-q")
+        assert cli_main(["gate", "user.toml", "--baseline", "committed", "--against", "nosuchref"]) == 2
+        assert "REF 'nosuchref' is not a commit of" in capsys.readouterr().err

@@ -22,6 +22,9 @@ import numpy as np
 
 __all__ = ["candidate_pairs", "shared_counts", "resolve_partners"]
 
+# Up to this many look-ups the intersections are binary searches; past it, a sparse product.
+_LOOKUP_MAX = 200_000
+
 
 def candidate_pairs(ranks: np.ndarray, owners: np.ndarray, n_texts: int,
                     max_pairs: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -72,7 +75,10 @@ def shared_counts(flat: np.ndarray, bounds: np.ndarray, a: np.ndarray, b: np.nda
     """
     if len(a) == 0:
         return np.zeros(0, dtype=np.int64)
-    from scipy import sparse  # lazy: only the batch path needs it
+    counts = np.diff(bounds)
+    if int(np.minimum(counts[a], counts[b]).sum()) <= _LOOKUP_MAX:
+        return _lookup_counts(flat, bounds, counts, a, b)
+    from scipy import sparse  # lazy: only large batches need it (its import costs more than small ones)
 
     n_texts = len(bounds) - 1
     n_cols = int(flat.max()) + 1 if len(flat) else 1
@@ -81,6 +87,22 @@ def shared_counts(flat: np.ndarray, bounds: np.ndarray, a: np.ndarray, b: np.nda
     incidence.has_canonical_format = True
     both = incidence[a].multiply(incidence[b])
     return np.asarray(both.sum(axis=1), dtype=np.int64).ravel()
+
+
+def _lookup_counts(flat: np.ndarray, bounds: np.ndarray, counts: np.ndarray, a: np.ndarray,
+                   b: np.ndarray) -> np.ndarray:
+    """`shared_counts` by binary search: each rank of the pair's smaller text looked up in the other's."""
+    n_ranks = int(flat.max()) + 1 if len(flat) else 1
+    small = np.where(counts[b] < counts[a], b, a)
+    large = np.where(counts[b] < counts[a], a, b)
+    per_pair = counts[small]
+    # (text, rank) keys ascend: texts in order, ranks ascending within each.
+    keyed = np.repeat(np.arange(len(counts), dtype=np.int64), counts) * n_ranks + flat
+    at = np.repeat(bounds[:-1][small] - (np.cumsum(per_pair) - per_pair), per_pair) + np.arange(per_pair.sum())
+    query = np.repeat(large * n_ranks, per_pair) + flat[at]
+    pos = np.minimum(np.searchsorted(keyed, query), max(len(keyed) - 1, 0))
+    hit = keyed[pos] == query if len(keyed) else np.zeros(len(query), dtype=bool)
+    return np.bincount(np.repeat(np.arange(len(a)), per_pair), weights=hit, minlength=len(a)).astype(np.int64)
 
 
 def resolve_partners(n_pinned: int, earlier: np.ndarray, later: np.ndarray) -> dict[int, int]:

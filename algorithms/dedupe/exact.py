@@ -36,6 +36,8 @@ a pair the reference would match.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter, not_
 
 import numpy as np
 
@@ -133,13 +135,20 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     if not visit:
         return [], {}
     # One exact tokenisation serves the filter and the join (the filter takes exact codes as well).
-    codes, lens = word_codes([it.text for it in texts], exact=True)
+    codes, lens = word_codes(list(map(attrgetter("text"), texts)), exact=True)
     mask = may_match(codes, lens, threshold)
     # Texts proven unable to match are left out: they are kept and never absorb anything.
-    active = np.flatnonzero(mask).tolist()
+    active_a = np.flatnonzero(mask)
+    active = active_a.tolist()
+    # The active texts' codes, gathered by word ranges (a mask over every word costs far more).
+    active_lens = lens[active_a]
+    first_word = np.cumsum(lens)[active_a] - active_lens
+    at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens) + np.arange(active_lens.sum())
     dropped = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold,
-                    codes[np.repeat(mask, lens)], lens[mask])
-    return [it for it in visit if it.id not in dropped], dropped
+                    codes[at], active_lens)
+    if not dropped:
+        return visit, dropped
+    return list(compress(visit, map(not_, map(dropped.__contains__, map(attrgetter("id"), visit))))), dropped
 
 
 def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndarray,
@@ -151,7 +160,7 @@ def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndar
     word_ids, lens, vocab = dense_ids(codes, lens)
     sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
     ranks, owners = _prefix_entries(sizes_a, unshared, flat, bounds_a, threshold)
-    ids = [it.id for it in texts]
+    ids = list(map(attrgetter("id"), texts))
     pairs = candidate_pairs(ranks, owners, len(texts), _PAIRS_PER_TEXT * len(texts) + _PAIRS_BASE)
     if pairs is not None:
         earlier, later = pairs

@@ -4,9 +4,10 @@
 whose unshared shingles number at least its prefix length
 ``s - ceil(t * s) + 1`` can reach Jaccard >= t with no other text (it would need
 ``ceil(t * s)`` shared shingles) and equals no other text's word list. Shingle
-hashes are counted in a table of about one slot per shingle; a slot hit once
-holds a shingle that occurs once in the whole batch, so counting those gives a
-lower bound on each text's unshared shingles and proves most unique texts inert
+hashes are counted in a table of about one slot per shingle (half of the
+trigrams, chosen by their hash, so by their content); a slot hit once holds a
+shingle that occurs once in the whole batch, so counting those gives a lower
+bound on each text's unshared shingles and proves most unique texts inert
 without sorting anything.
 """
 
@@ -44,6 +45,17 @@ def _trigram_hashes(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
     np.multiply(codes[lo + 2:hi + 2], _K[2], out=tmp)
     h ^= tmp
     return _finish(h)
+
+
+def _sample_hashes(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """A cheaper hash of the trigrams starting at lo..hi-1, for the counting filter (top bits used)."""
+    h = np.multiply(codes[lo:hi], _K[0])
+    tmp = np.multiply(codes[lo + 1:hi + 1], _K[1])
+    h ^= tmp
+    np.multiply(codes[lo + 2:hi + 2], _K[2], out=tmp)
+    h ^= tmp
+    h *= _K[4]  # carries every bit of the three products into the top bits
+    return h
 
 
 def _short_hashes(codes: np.ndarray, lens: np.ndarray, short: np.ndarray) -> np.ndarray:
@@ -114,16 +126,29 @@ def once_counts(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.nda
     n_tri = max(len(codes) - 2, 0)
     short = np.flatnonzero(lens < 3)
     bits = min(_MAX_TABLE_BITS, max(10, math.ceil(math.log2(max(n_tri + len(short), 1)))))
-    shift = np.uint64(64 - bits)
     # Table slot of the trigram at every word position, blockwise so the temporaries stay in cache.
     # Trigrams crossing two texts are counted too: that can only hide a unique shingle, never invent one.
+    # Only trigrams whose hash has its top bit clear are counted (the others all go to one extra
+    # slot, `spare`, which is never "once"): whether a trigram is counted depends on the trigram
+    # alone, so a counted one seen once is still in no other text, and counting half of them halves
+    # the table's cache misses while a unique text keeps far more counted once-seen trigrams than
+    # its prefix length.
+    spare = np.uint64(1 << bits)
     slots = np.empty(n_tri + len(short), dtype=np.int64)
     for lo in range(0, n_tri, _HASH_BLOCK):
         hi = min(lo + _HASH_BLOCK, n_tri)
-        slots[lo:hi] = (_trigram_hashes(codes, lo, hi) >> shift).view(np.int64)
-    slots[n_tri:] = (_short_hashes(codes, lens, short) >> shift).view(np.int64)
-    single = np.bincount(slots, minlength=1 << bits) == 1
-    once = single[slots]
+        h = _sample_hashes(codes, lo, hi) >> np.uint64(63 - bits)
+        slots[lo:hi] = np.minimum(h, spare, out=h).view(np.int64)
+    slots[n_tri:] = (_short_hashes(codes, lens, short) >> np.uint64(64 - bits)).view(np.int64)
+    counts = np.bincount(slots, minlength=(1 << bits) + 1)
+    counts[-1] = 0
+    # One bit per slot: the 2 MiB table stays in cache while every position looks its slot up.
+    single = np.packbits(counts == 1, bitorder="little")
+    del counts
+    once = np.empty(len(slots), dtype=bool)
+    for lo in range(0, len(slots), _HASH_BLOCK):
+        at = slots[lo:lo + _HASH_BLOCK]
+        once[lo:lo + _HASH_BLOCK] = (single[at >> 3] >> (at & 7).astype(np.uint8)) & np.uint8(1)
     del slots, single
     ends = np.cumsum(lens)
     starts = ends - lens

@@ -15,6 +15,7 @@ __all__ = ["dense_ids", "exact_shingle_codes", "distinct_shingles", "shared_rank
 _DIRECT_VOCAB = 2**20
 _ID_TABLE_BITS = 26  # at most 2^26 slots (512 MiB of codes would need more words than that)
 _SLOT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_RADIX_MAX = 2**16 - 1  # numpy's stable sort of 16-bit keys is a radix sort
 
 
 def dense_ids(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -52,17 +53,21 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
     n_texts = len(lens)
     offsets = np.zeros(n_texts + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
-    owner = np.repeat(np.arange(n_texts, dtype=np.int64), lens)
-    pos_in_text = np.arange(len(word_ids), dtype=np.int64) - offsets[owner]
-    tri = np.flatnonzero(pos_in_text <= lens[owner] - 3)
-    a, b, c = word_ids[tri], word_ids[tri + 1], word_ids[tri + 2]
+    # A trigram starts at every word but the last two of each text (texts are contiguous runs).
+    starts = np.ones(max(len(word_ids) - 2, 0), dtype=bool)
+    cut = np.concatenate([offsets[1:] - 1, offsets[1:] - 2])
+    starts[cut[(cut >= 0) & (cut < len(starts))]] = False
+    a, b, c = word_ids[:-2], word_ids[1:-1], word_ids[2:]
     if vocab < _DIRECT_VOCAB:
-        tri_codes = (a * vocab + b) * vocab + c
+        # Over every position at once (contiguous arithmetic), then the trigram starts kept.
+        tri_codes = ((a * vocab + b) * vocab + c)[starts]
         v3 = vocab ** 3
     else:  # compact the (a, b) pairs first so the code stays within int64
+        a, b, c = a[starts], b[starts], c[starts]
         _, pair = np.unique(a * vocab + b, return_inverse=True)
         tri_codes = pair.astype(np.int64).ravel() * vocab + c
         v3 = (int(pair.max()) + 1 if len(pair) else 1) * vocab
+    tri_owner = np.repeat(np.arange(n_texts, dtype=np.int64), np.maximum(lens - 2, 0))
     # Texts under three words are one shingle, the whole tuple: give those codes above v3.
     short = np.flatnonzero(lens < 3)
     short_codes = np.empty(len(short), dtype=np.int64)
@@ -74,7 +79,7 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
             short_codes[k] = v3 + ids[0]
         else:
             short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
-    owners = np.concatenate([owner[tri], short])
+    owners = np.concatenate([tri_owner, short])
     codes = np.concatenate([tri_codes, short_codes])
     if len(short):  # keep owners ascending, as `distinct_shingles` relies on
         order = np.argsort(owners, kind="stable")
@@ -113,7 +118,7 @@ def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
 
     A shingle found in one text only can never be in an intersection, so only
     the shared ones (in two or more texts) are listed, ranked by how many texts
-    hold them (ties by an internal code). In the global rarity order
+    hold them (counts from 65,535 on count as equal; ties by an internal code). In the global rarity order
     (unshared shingles first, then shared ones by rank) the first k shingles of
     a text are its unshared ones and then its first ``k - unshared`` shared ones.
 
@@ -130,12 +135,22 @@ def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
     p_owner, sid, n_sh = distinct_shingles(word_ids, lens, vocab)
     df = np.bincount(sid, minlength=n_sh)
     sizes = np.bincount(p_owner, minlength=n_texts)
-    shared = df[sid] >= 2
-    unshared = sizes - np.bincount(p_owner[shared], minlength=n_texts)
     shared_ids = np.flatnonzero(df >= 2)
-    n_ranks = max(len(shared_ids), 1)
-    rank_of = np.zeros(n_sh, dtype=np.int64)
-    rank_of[shared_ids[np.argsort(df[shared_ids], kind="stable")]] = np.arange(len(shared_ids))
-    keyed = np.sort(p_owner[shared] * n_ranks + rank_of[sid[shared]])
-    bounds = np.searchsorted(keyed, np.arange(n_texts + 1) * n_ranks)
-    return sizes, unshared, keyed % n_ranks, bounds
+    # Rank order: by text count, capped at 2^16 - 1 so that a 16-bit (radix) stable sort does it; ties by id.
+    by_df = shared_ids[np.argsort(np.minimum(df[shared_ids], _RADIX_MAX).astype(np.uint16), kind="stable")]
+    counts = df[by_df]
+    # The occurrences of each shingle are contiguous (by id): list them shingle after shingle in rank order.
+    first = np.cumsum(df) - df
+    total = int(counts.sum())
+    occ = np.repeat(first[by_df] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    owners = p_owner[occ]
+    ranks = np.repeat(np.arange(len(by_df), dtype=np.int64), counts)
+    per_text = np.bincount(owners, minlength=n_texts)
+    bounds = np.zeros(n_texts + 1, dtype=np.int64)
+    np.cumsum(per_text, out=bounds[1:])
+    if n_texts <= _RADIX_MAX + 1:
+        # A stable sort by text keeps each text's ranks ascending; 16-bit keys make it a radix sort.
+        flat = ranks[np.argsort(owners.astype(np.uint16), kind="stable")]
+    else:
+        flat = np.sort(owners * max(len(by_df), 1) + ranks) % max(len(by_df), 1)
+    return sizes, sizes - per_text, flat, bounds

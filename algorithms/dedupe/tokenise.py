@@ -47,9 +47,6 @@ import numpy as np
 
 __all__ = ["normalise", "words", "signature", "word_codes", "SPACELESS_RANGES"]
 
-# Kept bytes: ASCII digits and lower-case letters and all non-ASCII bytes; NUL (the text separator)
-# stays NUL; the rest become spaces.
-_TABLE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 or c == 0 or c >= 128 else 32 for c in range(256))
 # Low-byte masks: _LOW_BYTES[k] keeps the first k bytes of a little-endian 8-byte load.
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 _LONG_FLAG = np.uint64(1 << 63)  # set only in codes that are ids or hashes, never in a word's own bytes
@@ -130,30 +127,35 @@ def _ascii_form(text: str) -> str:
 
 def _block_codes(texts: Sequence[str], long_ids: dict[bytes, int] | None) -> tuple[np.ndarray, np.ndarray]:
     if all(map(str.isascii, texts)):
-        forms = "\x00".join(texts).lower()
-    else:  # lower-case only the ASCII texts: the others are already case-folded words
-        forms = "\x00".join(map(_ascii_form, texts))
-    joined = forms.encode("utf-8", "surrogatepass")
-    if joined.count(b"\x00") != max(len(texts) - 1, 0):  # NULs inside texts: they only separate words
-        joined = "\x00".join(_ascii_form(t).replace("\x00", " ") for t in texts).encode("utf-8", "surrogatepass")
-    data = joined.translate(_TABLE) + bytes(8)  # the padding makes every 8-byte load in bounds
-    buf = np.frombuffer(data, dtype=np.uint8)
-    in_word = buf > 32
+        # ASCII texts go in as they are: numpy lower-cases them below, and as every character is one
+        # byte, each text's NUL separator is found from the lengths instead of by a scan.
+        joined = "\x00".join(texts).encode("ascii")
+        separators = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)[:-1] - 1
+    else:  # the other texts are already case-folded words
+        joined = "\x00".join(map(_ascii_form, texts)).encode("utf-8", "surrogatepass")
+        separators = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0)
+        if len(separators) != max(len(texts) - 1, 0):  # NULs inside texts: they only separate words
+            joined = "\x00".join(_ascii_form(t).replace("\x00", " ") for t in texts).encode("utf-8", "surrogatepass")
+            separators = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0)
+    raw = np.frombuffer(joined + bytes(8), dtype=np.uint8)  # the padding makes every 8-byte load in bounds
+    # Lower-case A-Z; the kept bytes are ASCII letters and digits and every byte >= 0x80.
+    buf = raw | ((raw - np.uint8(65) < 26).view(np.uint8) << np.uint8(5))
+    in_word = (buf - np.uint8(97) < 26) | (buf - np.uint8(48) < 10) | (buf >= 128)
     edges = np.flatnonzero(np.diff(in_word, prepend=False)).reshape(-1, 2)  # (start, end) per word
-    starts, ends = np.ascontiguousarray(edges[:, 0]), np.ascontiguousarray(edges[:, 1])
-    separators = np.flatnonzero(buf[:len(joined)] == 0)
+    starts, ends = edges[:, 0], edges[:, 1]
     lens = np.diff(np.searchsorted(starts, separators), prepend=0, append=len(starts)) if len(texts) else \
         np.zeros(0, dtype=np.int64)
     size = ends - starts
-    loads = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
-    codes = loads[starts] & _LOW_BYTES[np.minimum(size, 8)]
+    loads = np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    codes = np.take(loads, starts) & _LOW_BYTES[np.minimum(size, 8)]
     # Words over 8 bytes, and 8-byte words whose last byte has its top bit set (it would read as the flag).
     long = np.flatnonzero((size > 8) | (codes >= _LONG_FLAG))
     if len(long):
         if long_ids is None:
-            mixed = (codes[long] * MULTIPLIERS[0] ^ loads[ends[long] - 8] * MULTIPLIERS[1]
+            mixed = (codes[long] * MULTIPLIERS[0] ^ np.take(loads, ends[long] - 8) * MULTIPLIERS[1]
                      ^ size[long].astype(np.uint64) * MULTIPLIERS[2])
         else:
+            data = buf.tobytes()
             mixed = np.fromiter((long_ids.setdefault(data[s:e], len(long_ids))
                                  for s, e in zip(starts[long].tolist(), ends[long].tolist())),
                                 dtype=np.uint64, count=len(long))

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
+import numpy as np
+
+from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
 from .base import Strategy
-from .greedy import bounded_selection, density_order, greedy_fill
+from .greedy import _INT64_SAFE, _VECTOR_MIN, bounded_selection, density_order, density_order_arrays, fill_arrays, \
+    greedy_fill
 
 __all__ = ["GreedyBestSingle"]
 
@@ -23,7 +29,9 @@ class GreedyBestSingle(Strategy):
 
     def select(self, problem: Problem) -> Selection:
         cands, room = problem.candidates, problem.room
-        tokens = [it.tokens for it in cands]
+        tokens = list(map(attrgetter("tokens"), cands))
+        if len(cands) >= _VECTOR_MIN and 0 <= room <= _INT64_SAFE and sum(tokens) <= _INT64_SAFE:
+            return self._select_arrays(problem, np.array(tokens, dtype=np.int64))
         fits = [k for k in range(len(cands)) if tokens[k] <= room]
         order = [k for k in density_order(cands) if tokens[k] <= room]
         best = greedy_fill(cands, room, order=order)
@@ -34,3 +42,23 @@ class GreedyBestSingle(Strategy):
             if sum(cands[k].score for k in alt) > sum(cands[k].score for k in best):
                 best = alt
         return bounded_selection(problem, best)
+
+    def _select_arrays(self, problem: Problem, tokens: np.ndarray) -> Selection:
+        """The same choice from arrays of scores and tokens, read once (many candidates)."""
+        cands, room = problem.candidates, problem.room
+        scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=len(cands))
+        fit = tokens <= room
+        order = density_order_arrays(cands, scores, tokens)
+        order = order[fit[order]]
+        best = fill_arrays(tokens, order, room)
+        fits = np.flatnonzero(fit)
+        if len(fits):
+            # The best single item: highest score, then fewest tokens, then smallest id.
+            top = fits[scores[fits] == scores[fits].max()]
+            top = top[tokens[top] == tokens[top].min()]
+            single = min(top.tolist(), key=lambda k: cands[k].id)
+            alt = fill_arrays(tokens, order, room, start=[single])
+            # Plain left-to-right sums, as the seed compares them.
+            if sum(cands[k].score for k in alt) > sum(cands[k].score for k in best):
+                best = alt
+        return bounded_selection(problem, best, dantzig_bound_arrays(scores, tokens, room))

@@ -10,7 +10,8 @@ from ..bounds import dantzig_bound
 from ..items import Item, Problem, Selection
 from .base import Strategy
 
-__all__ = ["Greedy", "density_order", "greedy_fill", "bounded_selection"]
+__all__ = ["Greedy", "density_order", "density_order_arrays", "greedy_fill", "fill_arrays",
+           "bounded_selection"]
 
 # Below this many candidates the plain Python loops are faster than numpy's per-call overhead.
 _VECTOR_MIN = 256
@@ -33,17 +34,27 @@ def density_order(candidates: Sequence[Item]) -> list[int]:
     # The densities are Python's own divisions, so the keys are the same floats as the reference's.
     neg_density = np.fromiter((-it.score / it.tokens for it in candidates), dtype=np.float64, count=n)
     neg_score = np.fromiter((-it.score for it in candidates), dtype=np.float64, count=n)
+    return _order_by_keys(candidates, neg_density, neg_score).tolist()
+
+
+def density_order_arrays(candidates: Sequence[Item], scores: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """`density_order` from the candidates' scores (float64) and tokens (int64), as an array."""
+    neg_score = np.negative(scores)
+    # -score / tokens as Python computes it: the int rounds to the nearest float, then one IEEE division.
+    return _order_by_keys(candidates, neg_score / tokens.astype(np.float64), neg_score)
+
+
+def _order_by_keys(candidates: Sequence[Item], neg_density: np.ndarray, neg_score: np.ndarray) -> np.ndarray:
     order = np.lexsort((neg_score, neg_density))
     d, s = neg_density[order], neg_score[order]
     tie = (d[1:] == d[:-1]) & (s[1:] == s[:-1])
-    out = order.tolist()
     if tie.any():
         # Runs of equal (density, score) keys go by id; lexsort is stable, so equal ids keep index order.
         starts = np.flatnonzero(np.diff(np.concatenate([[False], tie, [False]]).astype(np.int8)) == 1)
         ends = np.flatnonzero(np.diff(np.concatenate([[False], tie, [False]]).astype(np.int8)) == -1) + 1
         for a, b in zip(starts.tolist(), ends.tolist()):
-            out[a:b] = sorted(out[a:b], key=lambda k: candidates[k].id)
-    return out
+            order[a:b] = sorted(order[a:b].tolist(), key=lambda k: candidates[k].id)
+    return order
 
 
 def _python_fill(candidates: Sequence[Item], room: int, chosen: list[int], taken: set[int], used: int,
@@ -124,9 +135,36 @@ def greedy_fill(candidates: Sequence[Item], room: int, start: Iterable[int] = ()
     tok = np.array(all_tok, dtype=np.int64)[idx]
     skip = np.isin(idx, np.fromiter(taken, dtype=np.int64, count=len(taken)))
     return chosen + _vector_fill(tok, idx, skip, room - used)
-def bounded_selection(problem: Problem, chosen: Sequence[int]) -> Selection:
-    """A heuristic's Selection with the Dantzig bound, optimal=True when it meets the bound."""
-    bound = dantzig_bound(problem.candidates, problem.room)
+def fill_arrays(tokens: np.ndarray, order: np.ndarray, room: int, start: Sequence[int] = ()) -> list[int]:
+    """`greedy_fill` on arrays: all tokens (int64, total within 2**62), a density order, 0 <= room <= 2**62.
+
+    Args:
+        tokens: Tokens of every candidate.
+        order: Candidate indices in density order, each at most once.
+        room: Token budget.
+        start: Indices taken first (must fit together).
+
+    Returns:
+        Chosen indices, as `greedy_fill` returns them.
+    """
+    chosen = list(start)
+    used = int(tokens[chosen].sum()) if chosen else 0
+    skip = np.zeros(len(order), dtype=bool)
+    if chosen:
+        skip = np.isin(order, np.array(chosen, dtype=np.int64))
+    return chosen + _vector_fill(tokens[order], order, skip, room - used)
+
+
+def bounded_selection(problem: Problem, chosen: Sequence[int], bound: float | None = None) -> Selection:
+    """A heuristic's Selection with the Dantzig bound, optimal=True when it meets the bound.
+
+    Args:
+        problem: The problem.
+        chosen: The chosen candidate indices.
+        bound: `dantzig_bound` of the problem when the caller has it already.
+    """
+    if bound is None:
+        bound = dantzig_bound(problem.candidates, problem.room)
     score = sum(problem.candidates[k].score for k in chosen)
     # Rounding in the bound's float sums must not make a proven optimum look unproven.
     optimal = True if score >= bound - 1e-9 * max(1.0, abs(bound)) else None

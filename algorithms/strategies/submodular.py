@@ -115,11 +115,13 @@ class SubmodularObjective:
             out += self.lam * float(np.maximum(self.sim[k] - cover, 0.0).sum())
         return out
 
-    def gains(self, sums: np.ndarray, cover: np.ndarray) -> np.ndarray:
-        """`gain` of every candidate at once (the same per-candidate arithmetic, row by row)."""
-        out = self._phi(sums[self.group] + self.rel) - self._phi(sums[self.group])
-        if self.sim is not None:
-            out = out + self.lam * np.maximum(self.sim - cover[None, :], 0.0).sum(axis=1)
+    def gains(self, sums: np.ndarray, cover: np.ndarray, ks: np.ndarray | None = None) -> np.ndarray:
+        """`gain` of every candidate (or of those in `ks`) at once: the same arithmetic, row by row."""
+        group, rel, sim = (self.group, self.rel, self.sim) if ks is None else (
+            self.group[ks], self.rel[ks], None if self.sim is None else self.sim[ks])
+        out = self._phi(sums[group] + rel) - self._phi(sums[group])
+        if sim is not None:
+            out = out + self.lam * np.maximum(sim - cover[None, :], 0.0).sum(axis=1)
         return out
 
     def single_values(self) -> np.ndarray:
@@ -170,14 +172,18 @@ def objective_value(items: Sequence[Item], candidates: Sequence[Item] | None = N
     return f.value([where[it.id] for it in chosen])
 
 
-def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: float) -> list[int]:
-    """Cost-scaled greedy with lazy (CELF / Minoux 1978) evaluation.
+def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: float, batch: int = 16) -> list[int]:
+    """Cost-scaled greedy with lazy (CELF / Minoux 1978) evaluation, refreshed in batches.
 
     Each step takes the fitting candidate with the largest ``gain / tokens**r``
     among those with positive gain; candidates that no longer fit are dropped
     for good (room only shrinks). Stale gains are upper bounds by
     submodularity, so a candidate whose fresh ratio still tops the heap is the
-    true maximiser. Ties go to the lower position.
+    true maximiser. Ties go to the lower position. When the top is stale, it
+    and up to ``batch - 1`` entries below it are refreshed in one vectorised
+    call: extra refreshes are exact gains, so they change no choice, and one
+    numpy call costs about what one Python-level gain does. Every gain comes
+    from `SubmodularObjective.gains`, so equal candidates get equal ratios.
     """
     sums, cover = f.state()
     cost = [float(t) ** r for t in tokens]
@@ -187,12 +193,22 @@ def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: flo
     chosen: list[int] = []
     left, step = room, 0
     while heap:
-        neg, k, seen = heapq.heappop(heap)
+        neg, k, seen = heap[0]
         if tokens[k] > left:
+            heapq.heappop(heap)
             continue
         if seen != step:
-            heapq.heappush(heap, (-f.gain(k, sums, cover) / cost[k], k, step))
+            popped = [heapq.heappop(heap) for _ in range(min(batch, len(heap)))]
+            live = [e for e in popped if tokens[e[1]] <= left]
+            stale = [e[1] for e in live if e[2] != step]
+            fresh = f.gains(sums, cover, np.array(stale, dtype=np.int64)).tolist()
+            for j, g in zip(stale, fresh):
+                heapq.heappush(heap, (-g / cost[j], j, step))
+            for e in live:
+                if e[2] == step:
+                    heapq.heappush(heap, e)
             continue
+        heapq.heappop(heap)
         if -neg <= 0:
             break
         chosen.append(k)

@@ -47,11 +47,15 @@ class Side:
         root: Source tree to import packbench from (None: the installed package).
         case_map: Case name -> the case this side times in its place (no-history
             mode); None times each case itself.
+        workdir: A user's project directory: first on ``sys.path`` (strategies named
+            by import path) and the working directory (relative corpus paths), as
+            ``python -m packbench`` run there would have it. None: neither.
     """
 
     label: str
     root: Path | None
     case_map: Callable[[str], str | None] | None = None
+    workdir: Path | None = None
 
     def target(self, name: str) -> str | None:
         """The case this side runs for case `name`."""
@@ -97,11 +101,13 @@ class _Worker:
             cmd += ["--suite-file", str(suite_file)]
         if full:
             cmd.append("--full")
+        if side.workdir is not None:
+            cmd += ["--path", str(side.workdir)]
         self.label = side.label
         self.log = log_dir / f"{tag}.log"
         self._log_fh = self.log.open("w")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_fh,
-                                     text=True, bufsize=1)
+                                     text=True, bufsize=1, cwd=side.workdir)
         hello = self.recv()
         if "fatal" in hello:
             self.close()

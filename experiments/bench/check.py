@@ -22,11 +22,11 @@ from typing import Any
 
 from .abtest import ABResult, Side, run_ab
 from .compare import ERROR, NEW, NONDETERMINISTIC, NOT_TIMED, OK, CheckRow, judge_quality, judge_speed
-from .revisions import RevisionError, default_ref, export_tree, repo_root, resolve
+from .revisions import RevisionError, default_ref, export_tree, git_toplevel, repo_root, resolve
 from .stats import paired
 from .suite import reference_for
 
-__all__ = ["CheckReport", "run_check", "source_root", "measure_reference_ratios"]
+__all__ = ["CheckReport", "run_check", "run_project_check", "project_ref", "source_root", "measure_reference_ratios"]
 
 PAIRED = "paired"
 REFERENCE_CASES = "reference cases"
@@ -121,6 +121,46 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
             f"baseline's (recorded at {(baseline or {}).get('commit') or 'unknown commit'}), "
             f"{rounds} rounds x {pairs} pairs")
     return CheckReport(REFERENCE_CASES, desc, _rows(res, baseline, tolerance, floor, confidence, ratios), res)
+
+
+def project_ref(workdir: Path, against: str) -> tuple[Path, str]:
+    """(top of the git repository holding `workdir`, REF's commit hash).
+
+    Raises:
+        RevisionError: `workdir` is in no git repository, or REF names no commit of it.
+    """
+    top = git_toplevel(workdir)
+    if top is None:
+        raise RevisionError(f"--against {against} needs the working directory ({workdir}) inside a git "
+                            f"repository: REF is a revision of your project")
+    return top, resolve(top, against)
+
+
+def run_project_check(workdir: Path, against: str, suite_file: Path, *, rounds: int = 2, pairs: int = 3,
+                      tolerance: float = 1.3, floor: float = 0.001, confidence: float = 0.95,
+                      progress: Callable[[str], None] | None = None) -> CheckReport:
+    """A user's project (the git repository holding `workdir`) at REF against its working tree.
+
+    Both sides run the installed packbench; what differs is the project's code
+    and files: side A works in `workdir`, side B in the same directory of REF's
+    exported tree (see `Side.workdir`).
+
+    Raises:
+        RevisionError: `workdir` is in no git repository, or REF names no commit of it.
+        ValueError: Bad tolerance or floor.
+    """
+    if tolerance < 1.0 or floor < 0:
+        raise ValueError(f"tolerance must be >= 1 and floor >= 0, got {tolerance} and {floor}")
+    workdir = workdir.resolve()
+    top, sha = project_ref(workdir, against)
+    with tempfile.TemporaryDirectory(prefix="packbench-ref-") as tmp:
+        tree = export_tree(top, sha, Path(tmp) / "tree")
+        res = run_ab(Side("working tree", None, workdir=workdir),
+                     Side(f"REF {sha[:10]}", None, workdir=tree / workdir.relative_to(top)),
+                     rounds=rounds, pairs=pairs, suite_file=suite_file, progress=progress)
+    desc = (f"paired A/B: your project's working tree vs REF {sha[:10]} (--against {against}), the installed "
+            f"packbench on both sides, {rounds} rounds x {pairs} pairs")
+    return CheckReport(PAIRED, desc, _rows(res, None, tolerance, floor, confidence, {}), res)
 
 
 def _rows(res: ABResult, baseline: dict[str, Any] | None, tolerance: float, floor: float, confidence: float,

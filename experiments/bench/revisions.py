@@ -12,7 +12,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-__all__ = ["RevisionError", "repo_root", "resolve", "default_ref", "export_tree", "head_commit"]
+__all__ = ["RevisionError", "git_toplevel", "repo_root", "resolve", "default_ref", "export_tree", "head_commit"]
 
 # Branch names tried, in order, for "the main branch".
 MAIN_BRANCHES = ("main", "origin/main", "master", "origin/master")
@@ -28,6 +28,12 @@ def _git(repo: Path, *args: str) -> str | None:
     except OSError:  # no git installed
         return None
     return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_toplevel(start: Path) -> Path | None:
+    """The top of the git checkout holding `start` (any repository), or None."""
+    top = _git(start, "rev-parse", "--show-toplevel")
+    return None if top is None else Path(top).resolve()
 
 
 def repo_root(start: Path) -> Path | None:

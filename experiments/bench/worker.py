@@ -1,6 +1,7 @@
 """One side of a paired A/B benchmark: a fresh process that times cases of one source tree on request.
 
-Started by `abtest` as ``python -I worker.py --root TREE``; it imports nothing
+Started by `abtest` as ``python -I worker.py --root TREE`` (``--path DIR`` puts
+a user's project first on ``sys.path``); it imports nothing
 of packbench itself before the import hook below points the ``packbench`` name
 at TREE, so the same script can time the current checkout and an exported
 older revision. It speaks JSON lines: requests on stdin, answers on the
@@ -87,6 +88,7 @@ def load_cases(root: Path | None, suite_file: Path | None, quick: bool) -> dict[
     if suite_file is not None:
         spec = importlib.util.spec_from_file_location("_packbench_bench_suite", suite_file)
         module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while the file executes
         spec.loader.exec_module(module)
     else:
         module = importlib.import_module(module_name)
@@ -146,7 +148,10 @@ def main() -> None:
     parser.add_argument("--root", type=Path, help="source tree to import packbench from (default: installed)")
     parser.add_argument("--suite-file", type=Path, help="a Python file with build_suite(quick)")
     parser.add_argument("--full", action="store_true", help="the full suite instead of the quick one")
+    parser.add_argument("--path", type=Path, help="a user's project directory, put first on sys.path")
     args = parser.parse_args()
+    if args.path is not None:  # -I left the working directory off sys.path; the project's modules need it
+        sys.path.insert(0, str(args.path))
     channel = sys.stdout
     sys.stdout = sys.stderr  # case code must not write into the protocol
 

@@ -32,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default: a temporary directory")
     parser.add_argument("--workers", type=int, default=None, help="passed to 'packbench run'")
     parser.add_argument("--against", metavar="REF", default=None,
-                        help="also time every cell paired against git revision REF (speed tolerance: 'speed')")
+                        help="also time every cell paired against git revision REF of your project (the "
+                             "working directory's repository; inside a packbench checkout, of packbench), "
+                             "speed tolerance 'speed'")
     for name, text in TOLERANCE_HELP.items():
         parser.add_argument(f"--tol-{name.replace('_', '-')}", dest=f"tol_{name}", type=float, default=None,
                             help=f"{text}; overrides [gate].{name}")
@@ -61,6 +63,8 @@ def main(args: argparse.Namespace) -> int:
     tol = parse_tolerances(_gate_table(args.config), origin=f"{args.config} [gate]")
     tol = parse_tolerances({k: getattr(args, f"tol_{k}") for k in TOLERANCE_HELP}, tol, origin="--tol")
     base = cell_stats(load_rows(args.baseline))
+    if args.against is not None:
+        _speed_sides(args.against)  # a REF that is not there fails before the config runs
     with tempfile.TemporaryDirectory(prefix="packbench-gate-") as tmp:
         out = args.results or Path(tmp) / "results"
         try:
@@ -91,18 +95,44 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_REGRESSION if failed else EXIT_OK
 
 
+def _speed_sides(against: str) -> str:
+    """"packbench" when the working directory is the imported packbench's checkout, else "project".
+
+    Raises:
+        RevisionError: REF names no commit of that repository, or there is no repository.
+    """
+    from packbench.experiments.bench.check import project_ref, source_root
+
+    top, _ = project_ref(Path.cwd().resolve(), against)
+    packbench_tree = source_root()
+    return "packbench" if packbench_tree is not None and top == packbench_tree.resolve() else "project"
+
+
 def _speed(config: Path, against: str, tolerance: float) -> list[Outcome]:
-    """Every cell timed paired against REF's tree (`bench --check`'s machinery)."""
-    from packbench.experiments.bench.check import run_check
+    """Every cell timed paired against REF's tree (`bench --check`'s machinery).
+
+    Run from inside a packbench checkout, REF is a revision of packbench;
+    anywhere else it is a revision of the user's project (the git repository
+    of the working directory), with the installed packbench on both sides.
+    """
+    from packbench.experiments.bench.check import run_check, run_project_check
+    from packbench.experiments.bench.compare import ERROR, OK, SLOWER
     from packbench.experiments.gate import speed_suite
 
     os.environ[speed_suite.CONFIG_ENV] = str(config.resolve())
-    report = run_check(against=against, suite_file=Path(speed_suite.__file__), tolerance=tolerance,
-                       progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+    say = lambda m: print(f"  {m}", file=sys.stderr, flush=True)  # noqa: E731
+    suite = Path(speed_suite.__file__)
+    if _speed_sides(against) == "packbench":
+        report = run_check(against=against, suite_file=suite, tolerance=tolerance, progress=say)
+    else:
+        report = run_project_check(Path.cwd(), against, suite, tolerance=tolerance, progress=say)
+    print(report.description)
     out = []
     for r in report.rows:
         p = r.paired
         ratio = f"{p.ratio:.2f} [{p.low:.2f}, {p.high:.2f}]" if p else "-"
-        out.append(Outcome(f"speed: {r.name}", r.speed in ("slower", "error"),
-                           (r.speed, ratio) + ("",) * (len(FIGURES) - 1), "; ".join(r.notes)))
+        # Quality is judged on the cells above; only the speed sentence (or an error) belongs here.
+        note = "; ".join(r.notes) if r.speed == ERROR else (r.notes[0] if r.speed != OK and r.notes else "")
+        out.append(Outcome(f"speed: {r.name}", r.speed in (SLOWER, ERROR),
+                           (r.speed, ratio) + ("",) * (len(FIGURES) - 1), note))
     return out
