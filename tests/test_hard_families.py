@@ -77,3 +77,14 @@ def test_jooken_family_and_bad_params():
         FAMILIES["pisinger_hard"](R=15)
     with pytest.raises(ValueError, match="no item per large group"):
         FAMILIES["jooken"](n=3, g=10, f=0.1)
+
+
+def test_hard_bench_proves_every_row_and_the_solvers_agree():
+    from packbench.experiments.bench.hard import format_hard, run_hard
+
+    rows = run_hard(sizes=(40,), seeds=1, limit=5.0, only=("circle", "jooken(c=1e9,g=6)"))
+    assert [r["cls"] for r in rows] == ["circle", "jooken(c=1e9,g=6)"]
+    assert all(r["exact"]["optimal"] and r["agree"] for r in rows)
+    assert rows[1]["exact_dp"]["seconds"] is None  # c = 10^9: the capacity DP is refused
+    table = format_hard(rows)
+    assert "jooken(c=1e9,g=6)" in table and "refused" in table

@@ -3,16 +3,22 @@
 Run: ``python -m packbench.experiments.bench.hard`` (``--n 500 1000 2000 --seeds 2 --limit 10``).
 
 Each instance is solved by the three solvers in turn (interleaved, so machine load
-hits all three alike), each with the full limit; the table gives seconds, whether
-the optimum was proven, and exact's time over the faster of the proven others.
-Pisinger (2005) reports his `combo` at <= 0.29 s on these classes at n = 2,000
-(on a 2004 machine); combo is not available here to run side by side.
+hits all three alike), each with the full limit; the table gives wall seconds,
+whether the optimum was proven, and exact's time over the faster of the proven
+others (the median of 5 interleaved runs for a solver under 0.2 s on the instance,
+one run otherwise). ``--only jooken`` keeps the classes whose label contains "jooken".
+
+Pisinger's `combo` is not available here to run side by side, and the per-class
+times of Pisinger (2005)'s tables were not at hand; the only figure this project
+has is issue 14's summary ("combo is published at <= 0.29 s" on these classes at
+n = 2,000, on a 2004 machine), which was not checked against the paper.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +28,9 @@ from packbench.algorithms import STRATEGIES, Problem
 __all__ = ["hard_cases", "run_hard", "format_hard", "main"]
 
 _SOLVERS = ("exact", "bnb", "exact_dp")
+# Solvers faster than this on an instance are timed _REPEATS times (median).
+_FAST_SEC = 0.2
+_REPEATS = 5
 
 
 def hard_cases(sizes: Sequence[int], seeds: int, R: int = 1000,
@@ -69,6 +78,15 @@ def run_hard(sizes: Sequence[int] = (500, 1000, 2000), seeds: int = 2, limit: fl
         row: dict[str, Any] = {"cls": label, "n": n, "seed": seed}
         for name in _SOLVERS:
             row[name] = _time(name, problem, limit)
+        # A single run of a few milliseconds is mostly noise (caches, the other processes): the
+        # fast solvers run _REPEATS - 1 more rounds, interleaved, and keep the median.
+        fast = [name for name in _SOLVERS if (row[name]["seconds"] or limit) < _FAST_SEC]
+        extra: dict[str, list[float]] = {name: [row[name]["seconds"]] for name in fast}
+        for _ in range(_REPEATS - 1):
+            for name in fast:
+                extra[name].append(_time(name, problem, limit)["seconds"])
+        for name in fast:
+            row[name]["seconds"] = statistics.median(extra[name])
         scores = {row[s]["score"] for s in _SOLVERS if row[s]["optimal"]}
         row["agree"] = len({round(s, 6) for s in scores}) <= 1
         rows.append(row)
