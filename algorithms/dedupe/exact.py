@@ -144,18 +144,25 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     active_lens = lens[active_a]
     first_word = np.cumsum(lens)[active_a] - active_lens
     at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens) + np.arange(active_lens.sum())
-    dropped = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold,
-                    codes[at], active_lens)
+    dropped, dropped_at = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold,
+                                codes[at], active_lens)
     if not dropped:
         return visit, dropped
-    return list(compress(visit, map(not_, map(dropped.__contains__, map(attrgetter("id"), visit))))), dropped
+    if dropped_at is None:
+        return list(compress(visit, map(not_, map(dropped.__contains__, map(attrgetter("id"), visit))))), dropped
+    # The dropped texts' visiting positions are known: a mask is cheaper than a look-up per item.
+    keep = np.ones(len(visit), dtype=bool)
+    keep[active_a[dropped_at] - len(anchors_first)] = False
+    return list(compress(visit, keep.tolist())), dropped
 
 
 def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndarray,
-          lens: np.ndarray) -> dict[str, str]:
+          lens: np.ndarray) -> tuple[dict[str, str], np.ndarray | None]:
     """The prefix-filtered join over `texts` (pinned anchors first, then candidates in visiting order).
 
     `codes` and `lens` are the exact word codes of `texts` (`word_codes(..., exact=True)`).
+    Returns dropped id -> partner id, and the dropped texts' positions in `texts`
+    where the batch path knows them (None from the anchor loop).
     """
     word_ids, lens, vocab = dense_ids(codes, lens)
     sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
@@ -169,7 +176,7 @@ def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndar
         union = sizes_a[earlier] + sizes_a[later] - inter
         match = inter / union >= threshold
         partner = resolve_partners(n_pinned, earlier[match], later[match])
-        return {ids[y]: ids[x] for y, x in partner.items()}
+        return {ids[y]: ids[x] for y, x in partner.items()}, np.fromiter(partner, dtype=np.int64, count=len(partner))
     index_ranks, probe_ranks = _prefix_lists(ranks, owners, len(texts))
     sizes, bounds = sizes_a.tolist(), bounds_a.tolist()
     word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
@@ -192,7 +199,7 @@ def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndar
     def repeat_key(pos: int) -> bytes:
         return word_ids[word_bounds[pos]:word_bounds[pos + 1]].tobytes()
 
-    return join_anchors(ids, n_pinned, index_ranks, probe_ranks, verify, repeat_key)
+    return join_anchors(ids, n_pinned, index_ranks, probe_ranks, verify, repeat_key), None
 
 
 class Exact(DedupeMethod):

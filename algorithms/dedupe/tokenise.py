@@ -125,22 +125,28 @@ def _ascii_form(text: str) -> str:
     return text.lower() if text.isascii() else " ".join(_words_of_normalised(normalise(text)))
 
 
-def _block_codes(texts: Sequence[str], long_ids: dict[bytes, int] | None) -> tuple[np.ndarray, np.ndarray]:
+def _block_codes(texts: Sequence[str], chars: np.ndarray,
+                 long_ids: dict[bytes, int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Word codes and words per text of one block; `chars` holds the texts' lengths."""
     if all(map(str.isascii, texts)):
-        # ASCII texts go in as they are: numpy lower-cases them below, and as every character is one
-        # byte, each text's NUL separator is found from the lengths instead of by a scan.
+        # ASCII texts go in as they are, lower-cased below, and as every character is one byte,
+        # each text's NUL separator is found from the lengths instead of by a scan.
         joined = "\x00".join(texts).encode("ascii")
-        separators = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)[:-1] - 1
-    else:  # the other texts are already case-folded words
+        separators = np.cumsum(chars + 1)[:-1] - 1
+        raw = np.frombuffer(joined + bytes(8), dtype=np.uint8)  # the padding makes every 8-byte load in bounds
+        # Setting bit 5 lower-cases A-Z and keeps a-z and the digits (48-57 have it set). It also moves
+        # other bytes, so the digits are found in `raw`; `x | 32` is in a-z exactly for the ASCII letters.
+        buf = raw | np.uint8(32)
+        in_word = (buf - np.uint8(97) < 26) | (raw - np.uint8(48) < 10)
+    else:  # the other texts are already case-folded words: no A-Z left to lower-case
         joined = "\x00".join(map(_ascii_form, texts)).encode("utf-8", "surrogatepass")
         separators = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0)
         if len(separators) != max(len(texts) - 1, 0):  # NULs inside texts: they only separate words
             joined = "\x00".join(_ascii_form(t).replace("\x00", " ") for t in texts).encode("utf-8", "surrogatepass")
             separators = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0)
-    raw = np.frombuffer(joined + bytes(8), dtype=np.uint8)  # the padding makes every 8-byte load in bounds
-    # Lower-case A-Z; the kept bytes are ASCII letters and digits and every byte >= 0x80.
-    buf = raw | ((raw - np.uint8(65) < 26).view(np.uint8) << np.uint8(5))
-    in_word = (buf - np.uint8(97) < 26) | (buf - np.uint8(48) < 10) | (buf >= 128)
+        buf = np.frombuffer(joined + bytes(8), dtype=np.uint8)
+        # The kept bytes are ASCII letters and digits and every byte >= 0x80.
+        in_word = (buf - np.uint8(97) < 26) | (buf - np.uint8(48) < 10) | (buf >= 128)
     edges = np.flatnonzero(np.diff(in_word, prepend=False)).reshape(-1, 2)  # (start, end) per word
     starts, ends = edges[:, 0], edges[:, 1]
     lens = np.diff(np.searchsorted(starts, separators), prepend=0, append=len(starts)) if len(texts) else \
@@ -181,7 +187,8 @@ def word_codes(texts: Sequence[str], exact: bool = True) -> tuple[np.ndarray, np
     cuts = np.unique(np.searchsorted(chars, np.arange(1, int(chars[-1]) // _BLOCK_CHARS + 1) * _BLOCK_CHARS,
                                      side="right")) if len(texts) else np.zeros(0, dtype=np.int64)
     bounds = [0] + [int(c) for c in cuts if 0 < c < len(texts)] + [len(texts)]
-    parts = [_block_codes(texts[a:b], long_ids) for a, b in zip(bounds[:-1], bounds[1:])]
+    sizes = np.diff(chars, prepend=0)
+    parts = [_block_codes(texts[a:b], sizes[a:b], long_ids) for a, b in zip(bounds[:-1], bounds[1:])]
     if not parts:
         return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
     codes, lens = np.concatenate([c for c, _ in parts]), np.concatenate([n for _, n in parts]).astype(np.int64)
