@@ -99,7 +99,7 @@ def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tup
     if (int(codes.max()) + 1) * n_texts < 2**62:
         # One sort of (code, text) packed in an int64: faster than an argsort and two gathers.
         packed = np.sort(codes * n_texts + owner)
-        codes, owner = packed // n_texts, packed % n_texts
+        codes, owner = np.divmod(packed, n_texts)
     else:
         # A stable sort by code keeps each code's texts ascending (they are on input).
         order = np.argsort(codes, kind="stable")

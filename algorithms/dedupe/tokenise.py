@@ -133,7 +133,7 @@ def _block_codes(texts: Sequence[str], chars: np.ndarray,
         # each text's NUL separator is found from the lengths instead of by a scan.
         joined = "\x00".join(texts).encode("ascii")
         separators = np.cumsum(chars + 1)[:-1] - 1
-        raw = np.frombuffer(joined + bytes(8), dtype=np.uint8)  # the padding makes every 8-byte load in bounds
+        raw = np.frombuffer(b"".join((b"\x00", joined, bytes(8))), dtype=np.uint8)
         # Setting bit 5 lower-cases A-Z and keeps a-z and the digits (48-57 have it set). It also moves
         # other bytes, so the digits are found in `raw`; `x | 32` is in a-z exactly for the ASCII letters.
         buf = raw | np.uint8(32)
@@ -144,15 +144,18 @@ def _block_codes(texts: Sequence[str], chars: np.ndarray,
         if len(separators) != max(len(texts) - 1, 0):  # NULs inside texts: they only separate words
             joined = "\x00".join(_ascii_form(t).replace("\x00", " ") for t in texts).encode("utf-8", "surrogatepass")
             separators = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 0)
-        buf = np.frombuffer(joined + bytes(8), dtype=np.uint8)
+        buf = np.frombuffer(b"".join((b"\x00", joined, bytes(8))), dtype=np.uint8)
         # The kept bytes are ASCII letters and digits and every byte >= 0x80.
         in_word = (buf - np.uint8(97) < 26) | (buf - np.uint8(48) < 10) | (buf >= 128)
-    edges = np.flatnonzero(np.diff(in_word, prepend=False)).reshape(-1, 2)  # (start, end) per word
+    # `buf` is the joined text between a non-word byte in front (so a word at position 0 has an edge
+    # without a copy by `np.diff(prepend=...)`) and 8 at the end (so every 8-byte load is in bounds).
+    # Edge k is at text position k: where the word flag of byte k differs from that of byte k - 1.
+    edges = np.flatnonzero(in_word[1:] != in_word[:-1]).reshape(-1, 2)  # (start, end) per word
     starts, ends = edges[:, 0], edges[:, 1]
     lens = np.diff(np.searchsorted(starts, separators), prepend=0, append=len(starts)) if len(texts) else \
         np.zeros(0, dtype=np.int64)
     size = ends - starts
-    loads = np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    loads = np.ndarray((len(buf) - 8,), dtype="<u8", buffer=buf, offset=1, strides=(1,))
     codes = np.take(loads, starts) & _LOW_BYTES[np.minimum(size, 8)]
     # Words over 8 bytes, and 8-byte words whose last byte has its top bit set (it would read as the flag).
     long = np.flatnonzero((size > 8) | (codes >= _LONG_FLAG))
@@ -161,7 +164,7 @@ def _block_codes(texts: Sequence[str], chars: np.ndarray,
             mixed = (codes[long] * MULTIPLIERS[0] ^ np.take(loads, ends[long] - 8) * MULTIPLIERS[1]
                      ^ size[long].astype(np.uint64) * MULTIPLIERS[2])
         else:
-            data = buf.tobytes()
+            data = buf[1:].tobytes()
             mixed = np.fromiter((long_ids.setdefault(data[s:e], len(long_ids))
                                  for s, e in zip(starts[long].tolist(), ends[long].tolist())),
                                 dtype=np.uint64, count=len(long))
