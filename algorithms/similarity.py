@@ -96,7 +96,7 @@ def cosine_matrix(items: Sequence[Item]) -> np.ndarray:
     units = unit_rows(embedding_matrix(items, "similarity 'cosine'"))
     sim = units @ units.T
     np.fill_diagonal(sim, 1.0)
-    return np.clip(sim, 0.0, 1.0)
+    return np.clip(sim, 0.0, 1.0, out=sim)  # in place: the product is ours, a copy would cost as much again
 
 
 class _Columns:

@@ -181,8 +181,9 @@ def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: flo
     submodularity, so a candidate whose fresh ratio still tops the heap is the
     true maximiser. Ties go to the lower position. When the top is stale, it
     and up to ``batch - 1`` entries below it are refreshed in one vectorised
-    call: extra refreshes are exact gains, so they change no choice, and one
-    numpy call costs about what one Python-level gain does. Every gain comes
+    call, twice as many each time the top is still stale within one step:
+    extra refreshes are exact gains, so they change no choice, and one numpy
+    call costs about what one Python-level gain does. Every gain comes
     from `SubmodularObjective.gains`, so equal candidates get equal ratios.
     """
     sums, cover = f.state()
@@ -191,14 +192,15 @@ def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: flo
     heap = [(-first[k] / cost[k], k, 0) for k in range(f.n) if tokens[k] <= room]
     heapq.heapify(heap)
     chosen: list[int] = []
-    left, step = room, 0
+    left, step, size = room, 0, batch
     while heap:
         neg, k, seen = heap[0]
         if tokens[k] > left:
             heapq.heappop(heap)
             continue
         if seen != step:
-            popped = [heapq.heappop(heap) for _ in range(min(batch, len(heap)))]
+            popped = [heapq.heappop(heap) for _ in range(min(size, len(heap)))]
+            size *= 2  # the top is still stale after a refresh: gains moved together, refresh more at once
             live = [e for e in popped if tokens[e[1]] <= left]
             stale = [e[1] for e in live if e[2] != step]
             fresh = f.gains(sums, cover, np.array(stale, dtype=np.int64)).tolist()
@@ -214,7 +216,7 @@ def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: flo
         chosen.append(k)
         f.add(k, sums, cover)
         left -= tokens[k]
-        step += 1
+        step, size = step + 1, batch
     return chosen
 
 
