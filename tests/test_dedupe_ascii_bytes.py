@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packbench.algorithms.dedupe import signature
 from packbench.algorithms.dedupe.tokenise import word_codes
+from tests.test_dedupe_words import assert_codes_are_the_signatures
 
 # Every ASCII character but NUL (NUL inside a text takes the non-ASCII path's separator check),
 # weighted towards the ones next to the letter and digit ranges and those bit 5 maps onto them.
@@ -17,17 +17,7 @@ ascii_texts = st.lists(st.text(alphabet=st.sampled_from(_EDGES), max_size=30), m
 @settings(max_examples=300, deadline=None)
 @given(ascii_texts)
 def test_all_ascii_blocks_give_the_signature_words(texts):
-    expected = [signature(t) for t in texts]
-    flat = [w for ws in expected for w in ws]
-    for exact in (True, False):
-        codes, lens = word_codes(texts, exact=exact)
-        assert lens.tolist() == [len(ws) for ws in expected] and len(codes) == len(flat)
-        for a in range(len(flat)):
-            for b in range(len(flat)):
-                if flat[a] == flat[b]:
-                    assert codes[a] == codes[b]
-                elif exact:
-                    assert codes[a] != codes[b], (flat[a], flat[b])
+    assert_codes_are_the_signatures(texts)
 
 
 @settings(max_examples=200, deadline=None)

@@ -37,23 +37,24 @@ def _finish(h: np.ndarray) -> np.ndarray:
     return h
 
 
-def _trigram_hashes(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """Hashes of the word trigrams starting at positions lo..hi-1 (which need hi + 2 <= len(codes))."""
+def _mix3(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The three word codes of each trigram starting at lo..hi-1 (hi + 2 <= len(codes)), multiplied and xored."""
     h = np.multiply(codes[lo:hi], _K[0])
     tmp = np.multiply(codes[lo + 1:hi + 1], _K[1])
     h ^= tmp
     np.multiply(codes[lo + 2:hi + 2], _K[2], out=tmp)
     h ^= tmp
-    return _finish(h)
+    return h
+
+
+def _trigram_hashes(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Hashes of the word trigrams starting at positions lo..hi-1 (which need hi + 2 <= len(codes))."""
+    return _finish(_mix3(codes, lo, hi))
 
 
 def _sample_hashes(codes: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """A cheaper hash of the trigrams starting at lo..hi-1, for the counting filter (top bits used)."""
-    h = np.multiply(codes[lo:hi], _K[0])
-    tmp = np.multiply(codes[lo + 1:hi + 1], _K[1])
-    h ^= tmp
-    np.multiply(codes[lo + 2:hi + 2], _K[2], out=tmp)
-    h ^= tmp
+    h = _mix3(codes, lo, hi)
     h *= _K[4]  # carries every bit of the three products into the top bits
     return h
 
