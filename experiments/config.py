@@ -272,6 +272,9 @@ class ExperimentConfig(BaseModel):
             if unknown:
                 raise ValueError(f"sources[{k}].skip_strategies: {', '.join(map(repr, unknown))} not among the "
                                  f"config's strategies ({', '.join(sorted(names))})")
+            if names <= set(src.skip_strategies):
+                raise ValueError(f"sources[{k}].skip_strategies: skips every strategy of the config, so the "
+                                 f"source would have no runs; remove the source instead")
         orders = list(self.orders) + [o for src in self.sources for o in src.orders or ()]
         for strategy in self.strategies:
             for order in orders:

@@ -63,6 +63,9 @@ def test_source_overrides_are_validated():
     assert "unknown order 'sideways'" in msg
     msg = error_of(with_(sources=[{"name": "traps", "skip_strategies": ["bnbb"]}]))
     assert "sources[0].skip_strategies: 'bnbb' not among the config's strategies" in msg
+    every = [s["name"] if isinstance(s, dict) else s for s in BASE["strategies"]]
+    msg = error_of(with_(sources=[{"name": "traps", "skip_strategies": every}]))
+    assert "sources[0].skip_strategies: skips every strategy of the config" in msg
 
 
 def test_wrong_type_names_key_and_value():
