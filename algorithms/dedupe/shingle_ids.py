@@ -36,22 +36,22 @@ def dense_ids(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if len(codes) == 0:
         return np.zeros(0, dtype=np.int64), lens, 0
     bits = max(10, min(_ID_TABLE_BITS, int(len(codes)).bit_length() + 1))
-    found = _table_ids(codes, _FIRST_TABLE_BITS) if bits > _FIRST_TABLE_BITS else None
+    found = _table_ids(codes, _FIRST_TABLE_BITS, may_give_up=True) if bits > _FIRST_TABLE_BITS else None
     if found is None:
-        found = _table_ids(codes, bits, crowded=1 << bits)
+        found = _table_ids(codes, bits, may_give_up=False)
     ids, n_ids = found
     return ids, lens, n_ids
 
 
-def _table_ids(codes: np.ndarray, bits: int, crowded: int | None = None) -> tuple[np.ndarray, int] | None:
-    """(dense id per code, number of ids) by a table of 2^bits slots; None past `crowded` taken slots.
+def _table_ids(codes: np.ndarray, bits: int, may_give_up: bool) -> tuple[np.ndarray, int] | None:
+    """(dense id per code, number of ids) by a table of 2^bits slots.
 
-    `crowded` defaults to an eighth of the slots.
+    With `may_give_up`, None instead once more than an eighth of the slots are taken.
     """
     slot = ((codes * _SLOT_MULTIPLIER) >> np.uint64(64 - bits)).view(np.int64)
     used = np.zeros(1 << bits, dtype=bool)
     used[slot] = True
-    if np.count_nonzero(used) > (crowded if crowded is not None else 1 << (bits - 3)):
+    if may_give_up and np.count_nonzero(used) > 1 << (bits - 3):
         return None
     holder = np.zeros(1 << bits, dtype=np.uint64)
     holder[slot] = codes  # one of the codes of each slot stays there
