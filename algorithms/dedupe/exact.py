@@ -36,8 +36,7 @@ a pair the reference would match.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress
-from operator import attrgetter, not_
+from operator import attrgetter
 
 import numpy as np
 
@@ -46,7 +45,7 @@ from .anchors import join_anchors
 from .batch import candidate_pairs, resolve_partners, shared_counts
 from .filter import may_match, prefix_lengths
 from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
-from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order
+from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
 
 __all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
@@ -127,33 +126,39 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     Returns:
         (kept candidates in visiting order, dropped id -> id of the first item it matched).
     """
-    visit = dedupe_order(candidates)
-    anchors_first = list(pinned)
+    candidates, anchors_first = list(candidates), list(pinned)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
-        return absorb_all(visit, anchors_first)
-    texts = anchors_first + visit
-    if not visit:
+        return absorb_all(dedupe_order(candidates), anchors_first)
+    if not candidates:
         return [], {}
-    # One exact tokenisation serves the filter and the join (the filter takes exact codes as well).
-    codes, lens = word_codes(list(map(attrgetter("text"), texts)), exact=True)
+    order = visiting_order(candidates)
+    n_pinned = len(anchors_first)
+    inputs = anchors_first + candidates
+    # One exact tokenisation serves the filter and the join (the filter takes exact codes as well). It
+    # reads the texts in input order, where they lie in memory, rather than in visiting order (a cache
+    # miss per text once the texts outgrow the cache); the filter does not depend on the order.
+    codes, lens = word_codes(list(map(attrgetter("text"), inputs)), exact=True)
     mask = may_match(codes, lens, threshold)
+    # The join's order: pinned anchors in input order, then the candidates in visiting order.
+    source = np.concatenate([np.arange(n_pinned, dtype=np.int64), order + n_pinned])
     # Texts proven unable to match are left out: they are kept and never absorb anything.
-    active_a = np.flatnonzero(mask)
-    active = active_a.tolist()
+    active_a = np.flatnonzero(mask[source])
+    active_src = source[active_a]
     # The active texts' codes, gathered by word ranges (a mask over every word costs far more).
-    active_lens = lens[active_a]
-    first_word = np.cumsum(lens)[active_a] - active_lens
+    active_lens = lens[active_src]
+    first_word = np.cumsum(lens)[active_src] - active_lens
     at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens) + np.arange(active_lens.sum())
-    dropped, dropped_at = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold,
-                                codes[at], active_lens)
+    dropped, dropped_at = _join(list(map(inputs.__getitem__, active_src.tolist())),
+                                int(np.count_nonzero(active_a < n_pinned)), threshold, codes[at], active_lens)
     if not dropped:
-        return visit, dropped
+        return list(map(candidates.__getitem__, order.tolist())), dropped
     if dropped_at is None:
-        return list(compress(visit, map(not_, map(dropped.__contains__, map(attrgetter("id"), visit))))), dropped
+        visit = map(candidates.__getitem__, order.tolist())
+        return [it for it in visit if it.id not in dropped], dropped
     # The dropped texts' visiting positions are known: a mask is cheaper than a look-up per item.
-    keep = np.ones(len(visit), dtype=bool)
-    keep[active_a[dropped_at] - len(anchors_first)] = False
-    return list(compress(visit, keep.tolist())), dropped
+    keep = np.ones(len(order), dtype=bool)
+    keep[active_a[dropped_at] - n_pinned] = False
+    return list(map(candidates.__getitem__, order[keep].tolist())), dropped
 
 
 def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndarray,

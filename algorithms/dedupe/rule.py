@@ -21,7 +21,8 @@ from typing import ClassVar
 from ..component import Component
 from ..items import Item
 
-__all__ = ["DedupeMethod", "shingles", "jaccard", "containment", "absorb_all", "dedupe_order", "DedupeResult"]
+__all__ = ["DedupeMethod", "shingles", "jaccard", "containment", "absorb_all", "dedupe_order", "visiting_order",
+           "DedupeResult"]
 
 DedupeResult = tuple[list[Item], dict[str, str]]
 
@@ -53,6 +54,33 @@ def dedupe_order(candidates: Sequence[Item]) -> list[Item]:
     """Candidates in the order dedupe visits them: score descending, ties by id."""
     # Two stable C-level sorts (ids, then scores descending) instead of a key tuple per item.
     return sorted(sorted(candidates, key=attrgetter("id")), key=attrgetter("score"), reverse=True)
+
+
+def visiting_order(candidates: Sequence[Item]):
+    """The positions in `candidates` in the order dedupe visits them (that of `dedupe_order`), as an int64 array.
+
+    For callers that read the candidates in input order (where they lie in
+    memory) and only need to know where each one is visited: the scores are
+    sorted as floats, and only runs of equal scores are put in id order.
+    """
+    import numpy as np  # lazy: the rule itself needs no numpy
+
+    scores = np.fromiter(map(attrgetter("score"), candidates), dtype=np.float64, count=len(candidates))
+    order = np.argsort(-scores, kind="stable")
+    tied = np.zeros(len(order) + 1, dtype=bool)
+    np.equal(scores[order[1:]], scores[order[:-1]], out=tied[1:-1])
+    if not tied.any():
+        return order
+    # Positions of `order` inside a run of equal scores, and which run each is in.
+    in_run = np.flatnonzero(tied[1:] | tied[:-1])
+    run = np.cumsum(~tied[in_run])
+    ids = list(map(candidates.__getitem__, order[in_run].tolist()))
+    ids = list(map(attrgetter("id"), ids))
+    # By id over all the tied candidates, then stably by run: id order within each run.
+    by_id = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    within = by_id[np.argsort(run[by_id], kind="stable")]
+    order[in_run] = order[in_run][within]
+    return order
 
 
 def absorb_all(visit: Sequence[Item], pinned: Sequence[Item]) -> DedupeResult:
