@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packbench.algorithms.dedupe import dedupe_indexed, dedupe_pairwise, filter, shingle_ids
+from packbench.algorithms import Item
+from packbench.algorithms.dedupe import dedupe_indexed, dedupe_order, dedupe_pairwise, filter, shingle_ids
+from packbench.algorithms.dedupe.rule import visiting_order
 from packbench.algorithms.dedupe.tokenise import word_codes
 from test_dedupe import _summary, dedupe_inputs
 
@@ -79,3 +81,38 @@ def test_dense_ids_from_the_first_table_or_the_full_one(vocab):
     assert n_ids == distinct and sorted(set(ids.tolist())) == list(range(n_ids))
     by_code = dict(zip(codes.tolist(), ids.tolist()))
     assert all(by_code[c] == i for c, i in zip(codes.tolist(), ids.tolist()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(min_size=1, max_size=3), st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 5e-324, 1e300])),
+                max_size=30, unique_by=lambda t: t[0]))
+def test_visiting_order_is_the_rule_order(fields):
+    # Few distinct scores (and -0.0 == 0.0): runs of ties, put in id order as the rule says.
+    items = [Item(i, "", score, 1) for i, score in fields]
+    assert [items[k].id for k in visiting_order(items).tolist()] == [it.id for it in dedupe_order(items)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "B", "7", "é", "bb"]), max_size=12).map(" ".join), max_size=30),
+       st.sampled_from([4, 16, 1 << 18]), st.booleans())
+def test_codes_outgrowing_the_first_buffer_are_kept_in_order(texts, block_chars, exact):
+    import packbench.algorithms.dedupe.tokenise as tk
+    from packbench.algorithms.dedupe import signature
+
+    with mock.patch.object(tk, "_BLOCK_CHARS", block_chars):
+        codes, lens = word_codes(texts, exact=exact)
+    expected = [signature(t) for t in texts]
+    assert lens.tolist() == [len(ws) for ws in expected]
+    flat = [w for ws in expected for w in ws]
+    for a in range(len(flat)):
+        for b in range(len(flat)):
+            assert (codes[a] == codes[b]) == (flat[a] == flat[b]) or (not exact and flat[a] != flat[b])
+
+
+def test_one_letter_words_outgrow_the_first_buffer():
+    # Two characters per word: more words than the buffer's first size (a quarter of the characters).
+    texts = [" ".join("abcdefghij"[(k + j) % 10] for j in range(50)) for k in range(40)]
+    codes, lens = word_codes(texts)
+    assert len(codes) > sum(map(len, texts)) // 4 + len(texts) + 1
+    assert lens.tolist() == [50] * 40
+    assert [chr(int(c)) for c in codes[:12]] == list("abcdefghijab")
