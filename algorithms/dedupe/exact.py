@@ -48,7 +48,7 @@ from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shar
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
 
-__all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
+__all__ = ["dedupe_indexed", "kept_flags_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
            "shared_ranks"]
 
 # The batch path is taken while the candidate pairs stay within this many per text (plus a base):
@@ -126,11 +126,39 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     Returns:
         (kept candidates in visiting order, dropped id -> id of the first item it matched).
     """
-    candidates, anchors_first = list(candidates), list(pinned)
+    candidates = list(candidates)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
-        return absorb_all(dedupe_order(candidates), anchors_first)
+        return absorb_all(dedupe_order(candidates), list(pinned))
+    order, keep, dropped = _decide(candidates, list(pinned), threshold)
+    if keep is None:
+        visit = map(candidates.__getitem__, order.tolist())
+        return [it for it in visit if it.id not in dropped], dropped
+    return list(map(candidates.__getitem__, order[keep].tolist())), dropped
+
+
+def kept_flags_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
+                       threshold: float) -> tuple[list[bool], dict[str, str]]:
+    """`dedupe_indexed`'s answer as a kept flag per candidate in input order, and the dropped map."""
+    candidates = list(candidates)
+    if threshold <= 0.0:
+        kept, dropped = absorb_all(dedupe_order(candidates), list(pinned))
+        return [it.id not in dropped for it in candidates], dropped
+    order, keep, dropped = _decide(candidates, list(pinned), threshold)
+    if keep is None:
+        return [it.id not in dropped for it in candidates], dropped
+    flags = np.empty(len(order), dtype=bool)
+    flags[order] = keep
+    return flags.tolist(), dropped
+
+
+def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
+            ) -> tuple[np.ndarray, np.ndarray | None, dict[str, str]]:
+    """(visiting order as positions, kept flag per visited candidate or None, dropped id -> partner id).
+
+    The flags are None where only the dropped map is known (the anchor loop).
+    """
     if not candidates:
-        return [], {}
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), {}
     order = visiting_order(candidates)
     n_pinned = len(anchors_first)
     inputs = anchors_first + candidates
@@ -150,15 +178,13 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens) + np.arange(active_lens.sum())
     dropped, dropped_at = _join(list(map(inputs.__getitem__, active_src.tolist())),
                                 int(np.count_nonzero(active_a < n_pinned)), threshold, codes[at], active_lens)
-    if not dropped:
-        return list(map(candidates.__getitem__, order.tolist())), dropped
-    if dropped_at is None:
-        visit = map(candidates.__getitem__, order.tolist())
-        return [it for it in visit if it.id not in dropped], dropped
+    if dropped_at is None and dropped:
+        return order, None, dropped
     # The dropped texts' visiting positions are known: a mask is cheaper than a look-up per item.
     keep = np.ones(len(order), dtype=bool)
-    keep[active_a[dropped_at] - n_pinned] = False
-    return list(map(candidates.__getitem__, order[keep].tolist())), dropped
+    if dropped:
+        keep[active_a[dropped_at] - n_pinned] = False
+    return order, keep, dropped
 
 
 def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndarray,
@@ -214,3 +240,7 @@ class Exact(DedupeMethod):
 
     def dedupe(self, candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
         return dedupe_indexed(candidates, pinned, threshold)
+
+    def kept_flags(self, candidates: Sequence[Item], pinned: Sequence[Item],
+                   threshold: float) -> tuple[list[bool], dict[str, str]]:
+        return kept_flags_indexed(candidates, pinned, threshold)

@@ -114,3 +114,24 @@ class DedupeMethod(Component):
             (kept candidates in visiting order, dropped id -> id of the item it matched).
         """
         raise NotImplementedError
+
+    def kept_flags(self, candidates: Sequence[Item], pinned: Sequence[Item],
+                   threshold: float) -> tuple[list[bool], dict[str, str]]:
+        """What `pack` needs of `dedupe`: per candidate, in input order, whether it is kept; and the dropped map.
+
+        The default reads the kept ids off `dedupe`; a method that knows where
+        its kept candidates are may answer without listing them in visiting
+        order (with 10^5 candidates, reading each kept item in that order costs
+        a cache miss or more per item).
+
+        Args:
+            candidates: Non-pinned items.
+            pinned: Pinned items (anchors that are never dropped).
+            threshold: Similarity threshold in [0, 1].
+
+        Returns:
+            (a bool per candidate, True if kept; dropped id -> id of the item it matched), as `dedupe` decides.
+        """
+        kept, dropped = self.dedupe(candidates, pinned, threshold)
+        kept_ids = set(map(attrgetter("id"), kept))
+        return list(map(kept_ids.__contains__, map(attrgetter("id"), candidates))), dropped
