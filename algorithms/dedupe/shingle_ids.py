@@ -81,8 +81,12 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
     starts[cut[(cut >= 0) & (cut < len(starts))]] = False
     a, b, c = word_ids[:-2], word_ids[1:-1], word_ids[2:]
     if vocab < _DIRECT_VOCAB:
-        # Over every position at once (contiguous arithmetic), then the trigram starts kept.
-        tri_codes = ((a * vocab + b) * vocab + c)[starts]
+        # Over every position at once (contiguous arithmetic, in place), then the trigram starts kept.
+        tri_codes = a * vocab
+        tri_codes += b
+        tri_codes *= vocab
+        tri_codes += c
+        tri_codes = tri_codes[starts]
         v3 = vocab ** 3
     else:  # compact the (a, b) pairs first so the code stays within int64
         a, b, c = a[starts], b[starts], c[starts]
@@ -101,12 +105,13 @@ def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> t
             short_codes[k] = v3 + ids[0]
         else:
             short_codes[k] = v3 + vocab + ids[0] * vocab + ids[1]
+    if not len(short):
+        return tri_owner, tri_codes
     owners = np.concatenate([tri_owner, short])
     codes = np.concatenate([tri_codes, short_codes])
-    if len(short):  # keep owners ascending, as `distinct_shingles` relies on
-        order = np.argsort(owners, kind="stable")
-        owners, codes = owners[order], codes[order]
-    return owners, codes
+    # Keep owners ascending, as `distinct_shingles` relies on.
+    order = np.argsort(owners, kind="stable")
+    return owners[order], codes[order]
 
 
 def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -120,7 +125,9 @@ def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tup
         return owner, codes, 0
     if (int(codes.max()) + 1) * n_texts < 2**62:
         # One sort of (code, text) packed in an int64: faster than an argsort and two gathers.
-        packed = np.sort(codes * n_texts + owner)
+        packed = codes * n_texts
+        packed += owner
+        packed.sort()
         codes, owner = np.divmod(packed, n_texts)
     else:
         # A stable sort by code keeps each code's texts ascending (they are on input).
