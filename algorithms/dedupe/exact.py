@@ -3,8 +3,8 @@
 Three stages, none of which can change the answer:
 
 1. Counting filter (`filter.may_match`): all texts are tokenised at once
-   into 64-bit word codes and every shingle is hashed into a table of about
-   one slot per shingle. A text whose once-seen shingles number at least its
+   into 64-bit word codes (in input order) and every shingle is hashed into a
+   table of about 1.25 slots per shingle. A text whose once-seen shingles number at least its
    prefix length ``s - ceil(t * s) + 1`` can share at most
    ``ceil(t * s) - 1`` shingles with any other text, so it reaches Jaccard >= t
    with none and equals no other word list: it is kept, never absorbs

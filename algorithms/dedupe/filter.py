@@ -4,7 +4,7 @@
 whose unshared shingles number at least its prefix length
 ``s - ceil(t * s) + 1`` can reach Jaccard >= t with no other text (it would need
 ``ceil(t * s)`` shared shingles) and equals no other text's word list. Shingle
-hashes are counted in a table of about one slot per shingle (half of the
+hashes are counted in a table of about 1.25 slots per shingle (half of the
 trigrams, chosen by their hash, so by their content); a slot hit once holds a
 shingle that occurs once in the whole batch, so counting those gives a lower
 bound on each text's unshared shingles and proves most unique texts inert
@@ -12,8 +12,6 @@ without sorting anything.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -126,24 +124,32 @@ def once_counts(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.nda
     """
     n_tri = max(len(codes) - 2, 0)
     short = np.flatnonzero(lens < 3)
-    bits = min(_MAX_TABLE_BITS, max(10, math.ceil(math.log2(max(n_tri + len(short), 1)))))
+    # A table of about 1.25 slots per word position (counted or not), at most 2^24: sized to the input
+    # (not to a power of two), so the share of slots hit by two shingles, which is what hides unique
+    # shingles, is the same at every batch size, and the table is no larger than that needs.
+    size = min(1 << _MAX_TABLE_BITS, max(1024, (n_tri + len(short)) * 5 // 4))
     # Table slot of the trigram at every word position, blockwise so the temporaries stay in cache.
     # Trigrams crossing two texts are counted too: that can only hide a unique shingle, never invent one.
     # Only trigrams whose hash has its top bit clear are counted (the others all go to one extra
     # slot, `spare`, which is never "once"): whether a trigram is counted depends on the trigram
     # alone, so a counted one seen once is still in no other text, and counting half of them halves
     # the table's cache misses while a unique text keeps far more counted once-seen trigrams than
-    # its prefix length.
-    spare = np.uint64(1 << bits)
+    # its prefix length. The slot is the hash's next 31 bits scaled to the table (multiply, shift).
+    spare, scale = np.uint64(size), np.uint64(size)
     slots = np.empty(n_tri + len(short), dtype=np.int64)
     for lo in range(0, n_tri, _HASH_BLOCK):
         hi = min(lo + _HASH_BLOCK, n_tri)
-        h = _sample_hashes(codes, lo, hi) >> np.uint64(63 - bits)
-        slots[lo:hi] = np.minimum(h, spare, out=h).view(np.int64)
-    slots[n_tri:] = (_short_hashes(codes, lens, short) >> np.uint64(64 - bits)).view(np.int64)
-    counts = np.bincount(slots, minlength=(1 << bits) + 1)
+        h = _sample_hashes(codes, lo, hi)
+        h >>= np.uint64(32)  # below 2^31 exactly for the counted trigrams
+        h *= scale
+        h >>= np.uint64(31)
+        np.minimum(h, spare, out=slots[lo:hi].view(np.uint64))
+    short_slots = _short_hashes(codes, lens, short) >> np.uint64(32)
+    short_slots *= scale
+    slots[n_tri:] = (short_slots >> np.uint64(32)).view(np.int64)
+    counts = np.bincount(slots, minlength=size + 1)
     counts[-1] = 0
-    # One bit per slot: the 2 MiB table stays in cache while every position looks its slot up.
+    # One bit per slot: the table (2 MiB at most) stays in cache while every position looks its slot up.
     single = np.packbits(counts == 1, bitorder="little")
     del counts
     once = np.empty(len(slots), dtype=bool)
