@@ -68,9 +68,10 @@ def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, b
     """
     counts = np.diff(bounds)
     k = np.clip(prefix_lengths(sizes, threshold) - unshared, 0, counts)
-    owner = np.repeat(np.arange(len(sizes), dtype=np.int64), counts)
-    in_prefix = np.arange(len(flat), dtype=np.int64) - bounds[:-1][owner] < k[owner]
-    return flat[in_prefix], owner[in_prefix]
+    # Index arrays over the prefix entries only (a mask over every shared rank costs several
+    # arrays of the full size).
+    at = np.repeat(bounds[:-1] - (np.cumsum(k) - k), k) + np.arange(int(k.sum()), dtype=np.int64)
+    return flat[at], np.repeat(np.arange(len(sizes), dtype=np.int64), k)
 
 
 def _prefix_lists(ranks: np.ndarray, owner: np.ndarray, n_texts: int
