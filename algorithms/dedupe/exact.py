@@ -176,7 +176,8 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     # The active texts' codes, gathered by word ranges (a mask over every word costs far more).
     active_lens = lens[active_src]
     first_word = np.cumsum(lens)[active_src] - active_lens
-    at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens) + np.arange(active_lens.sum())
+    at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens)
+    at += np.arange(len(at))
     dropped, dropped_at = _join(list(map(inputs.__getitem__, active_src.tolist())),
                                 int(np.count_nonzero(active_a < n_pinned)), threshold, codes[at], active_lens)
     if dropped_at is None and dropped:

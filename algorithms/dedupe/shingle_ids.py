@@ -57,7 +57,8 @@ def _table_ids(codes: np.ndarray, bits: int, may_give_up: bool) -> tuple[np.ndar
     holder[slot] = codes  # one of the codes of each slot stays there
     # 32-bit running counts (the table has at most 2^26 slots) halve the traffic of this pass.
     dense = np.cumsum(used, dtype=np.int32)
-    ids = dense[slot].astype(np.int64) - 1
+    ids = dense[slot].astype(np.int64)
+    ids -= 1
     lost = np.flatnonzero(holder[slot] != codes)
     n_slots = int(dense[-1])
     if len(lost) == 0:
@@ -137,7 +138,8 @@ def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tup
     np.not_equal(codes[1:], codes[:-1], out=new_code[1:])
     distinct = new_code.copy()  # repeated (text, shingle) pairs are adjacent now
     distinct[1:] |= owner[1:] != owner[:-1]
-    sid = np.cumsum(new_code)[distinct] - 1
+    sid = np.cumsum(new_code)[distinct]
+    sid -= 1
     return owner[distinct], sid, int(sid[-1]) + 1
 
 
@@ -171,7 +173,8 @@ def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
     # The occurrences of each shingle are contiguous (by id): list them shingle after shingle in rank order.
     first = np.cumsum(df) - df
     total = int(counts.sum())
-    occ = np.repeat(first[by_df] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    occ = np.repeat(first[by_df] - (np.cumsum(counts) - counts), counts)
+    occ += np.arange(total)
     owners = p_owner[occ]
     per_text = np.bincount(owners, minlength=n_texts)
     bounds = np.zeros(n_texts + 1, dtype=np.int64)
