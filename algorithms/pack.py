@@ -187,13 +187,11 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     start = time.perf_counter()
     candidates = list(compress(items, map(not_, flags)))
     if near_dup is None:
-        kept_ids, dropped = set(map(attrgetter("id"), candidates)), {}
+        kept, dropped = repeat(True), {}
     else:
-        kept, dropped = deduper.dedupe(candidates, pinned, near_dup)
-        kept_ids = set(map(attrgetter("id"), kept))
+        kept, dropped = deduper.kept_flags(candidates, pinned, near_dup)
     # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
-    survivors = tuple(compress(candidates, map(and_, map(kept_ids.__contains__, map(attrgetter("id"), candidates)),
-                                               map(ge, map(attrgetter("score"), candidates), repeat(0.0)))))
+    survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates), repeat(0.0)))))
     room = budget - pinned_tokens
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.

@@ -33,6 +33,9 @@ def test_dedupe_method_contract(name):
     # Kept in visiting order, every candidate either kept or dropped, never both.
     assert kept_ids == [i for i in visit if i in kept_ids]
     assert set(kept_ids) | set(dropped) == set(visit) and not set(kept_ids) & set(dropped)
+    # What pack reads: the same decision as a flag per candidate in input order.
+    flags, dropped_again = method.kept_flags(cands, [pin], 0.8)
+    assert dropped_again == dropped and flags == [it.id in kept_ids for it in cands]
     # The exact repeat and the copy of the pinned text are always dropped, onto earlier anchors.
     assert dropped["c1"] == "c0" and dropped["c2"] == "sys"
     for cid, partner in dropped.items():

@@ -36,8 +36,7 @@ a pair the reference would match.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress
-from operator import attrgetter, not_
+from operator import attrgetter
 
 import numpy as np
 
@@ -46,10 +45,10 @@ from .anchors import join_anchors
 from .batch import candidate_pairs, resolve_partners, shared_counts
 from .filter import may_match, prefix_lengths
 from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
-from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order
+from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
 
-__all__ = ["dedupe_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
+__all__ = ["dedupe_indexed", "kept_flags_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
            "shared_ranks"]
 
 # The batch path is taken while the candidate pairs stay within this many per text (plus a base):
@@ -127,33 +126,65 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     Returns:
         (kept candidates in visiting order, dropped id -> id of the first item it matched).
     """
-    visit = dedupe_order(candidates)
-    anchors_first = list(pinned)
+    candidates = list(candidates)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
-        return absorb_all(visit, anchors_first)
-    texts = anchors_first + visit
-    if not visit:
-        return [], {}
-    # One exact tokenisation serves the filter and the join (the filter takes exact codes as well).
-    codes, lens = word_codes(list(map(attrgetter("text"), texts)), exact=True)
+        return absorb_all(dedupe_order(candidates), list(pinned))
+    order, keep, dropped = _decide(candidates, list(pinned), threshold)
+    if keep is None:
+        visit = map(candidates.__getitem__, order.tolist())
+        return [it for it in visit if it.id not in dropped], dropped
+    return list(map(candidates.__getitem__, order[keep].tolist())), dropped
+
+
+def kept_flags_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
+                       threshold: float) -> tuple[list[bool], dict[str, str]]:
+    """`dedupe_indexed`'s answer as a kept flag per candidate in input order, and the dropped map."""
+    candidates = list(candidates)
+    if threshold <= 0.0:
+        kept, dropped = absorb_all(dedupe_order(candidates), list(pinned))
+        return [it.id not in dropped for it in candidates], dropped
+    order, keep, dropped = _decide(candidates, list(pinned), threshold)
+    if keep is None:
+        return [it.id not in dropped for it in candidates], dropped
+    flags = np.empty(len(order), dtype=bool)
+    flags[order] = keep
+    return flags.tolist(), dropped
+
+
+def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
+            ) -> tuple[np.ndarray, np.ndarray | None, dict[str, str]]:
+    """(visiting order as positions, kept flag per visited candidate or None, dropped id -> partner id).
+
+    The flags are None where only the dropped map is known (the anchor loop).
+    """
+    if not candidates:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), {}
+    order = visiting_order(candidates)
+    n_pinned = len(anchors_first)
+    inputs = anchors_first + candidates
+    # One exact tokenisation serves the filter and the join (the filter takes exact codes as well). It
+    # reads the texts in input order, where they lie in memory, rather than in visiting order (a cache
+    # miss per text once the texts outgrow the cache); the filter does not depend on the order.
+    codes, lens = word_codes(list(map(attrgetter("text"), inputs)), exact=True)
     mask = may_match(codes, lens, threshold)
+    # The join's order: pinned anchors in input order, then the candidates in visiting order.
+    source = np.concatenate([np.arange(n_pinned, dtype=np.int64), order + n_pinned])
     # Texts proven unable to match are left out: they are kept and never absorb anything.
-    active_a = np.flatnonzero(mask)
-    active = active_a.tolist()
+    active_a = np.flatnonzero(mask[source])
+    active_src = source[active_a]
     # The active texts' codes, gathered by word ranges (a mask over every word costs far more).
-    active_lens = lens[active_a]
-    first_word = np.cumsum(lens)[active_a] - active_lens
+    active_lens = lens[active_src]
+    first_word = np.cumsum(lens)[active_src] - active_lens
     at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens) + np.arange(active_lens.sum())
-    dropped, dropped_at = _join([texts[k] for k in active], sum(k < len(anchors_first) for k in active), threshold,
-                                codes[at], active_lens)
-    if not dropped:
-        return visit, dropped
-    if dropped_at is None:
-        return list(compress(visit, map(not_, map(dropped.__contains__, map(attrgetter("id"), visit))))), dropped
+    dropped, dropped_at = _join(list(map(inputs.__getitem__, active_src.tolist())),
+                                int(np.count_nonzero(active_a < n_pinned)), threshold, codes[at], active_lens)
+    if dropped_at is None and dropped:
+        return order, None, dropped
     # The dropped texts' visiting positions are known: a mask is cheaper than a look-up per item.
-    keep = np.ones(len(visit), dtype=bool)
-    keep[active_a[dropped_at] - len(anchors_first)] = False
-    return list(compress(visit, keep.tolist())), dropped
+    keep = np.ones(len(order), dtype=bool)
+    if dropped:
+        keep[active_a[dropped_at] - n_pinned] = False
+    return order, keep, dropped
 
 
 def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndarray,
@@ -209,3 +240,7 @@ class Exact(DedupeMethod):
 
     def dedupe(self, candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
         return dedupe_indexed(candidates, pinned, threshold)
+
+    def kept_flags(self, candidates: Sequence[Item], pinned: Sequence[Item],
+                   threshold: float) -> tuple[list[bool], dict[str, str]]:
+        return kept_flags_indexed(candidates, pinned, threshold)

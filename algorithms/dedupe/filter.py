@@ -159,7 +159,16 @@ def once_counts(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.nda
     long = np.flatnonzero(lens >= 3)
     if len(long):
         # Text d's trigrams start at its first word and end 2 words early; the positions in between
-        # texts are all False, so each sum runs to the next long text's start.
-        unshared[long] = np.add.reduceat(once[:n_tri], starts[long], dtype=np.int64)
+        # texts are all False, so each sum runs to the next long text's start. The sums go in runs of
+        # texts of about one block of positions: reduceat copies its input to int64, and one copy of
+        # every position is a fresh allocation of 8 bytes per word at each call.
+        first = starts[long]
+        runs = np.searchsorted(first, np.arange(_HASH_BLOCK, n_tri, _HASH_BLOCK))
+        bounds = [0, *(int(b) for b in np.unique(runs) if 0 < b < len(first)), len(first)]
+        sums = np.empty(len(first), dtype=np.int64)
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            lo, hi = int(first[a]), int(first[b]) if b < len(first) else n_tri
+            sums[a:b] = np.add.reduceat(once[lo:hi], first[a:b] - lo, dtype=np.int64)
+        unshared[long] = sums
     unshared[short] = once[n_tri:]
     return unshared, np.maximum(lens - 2, 1)  # occurrences bound the set size (repeats counted)

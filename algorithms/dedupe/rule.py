@@ -21,7 +21,8 @@ from typing import ClassVar
 from ..component import Component
 from ..items import Item
 
-__all__ = ["DedupeMethod", "shingles", "jaccard", "containment", "absorb_all", "dedupe_order", "DedupeResult"]
+__all__ = ["DedupeMethod", "shingles", "jaccard", "containment", "absorb_all", "dedupe_order", "visiting_order",
+           "DedupeResult"]
 
 DedupeResult = tuple[list[Item], dict[str, str]]
 
@@ -55,6 +56,33 @@ def dedupe_order(candidates: Sequence[Item]) -> list[Item]:
     return sorted(sorted(candidates, key=attrgetter("id")), key=attrgetter("score"), reverse=True)
 
 
+def visiting_order(candidates: Sequence[Item]):
+    """The positions in `candidates` in the order dedupe visits them (that of `dedupe_order`), as an int64 array.
+
+    For callers that read the candidates in input order (where they lie in
+    memory) and only need to know where each one is visited: the scores are
+    sorted as floats, and only runs of equal scores are put in id order.
+    """
+    import numpy as np  # lazy: the rule itself needs no numpy
+
+    scores = np.fromiter(map(attrgetter("score"), candidates), dtype=np.float64, count=len(candidates))
+    order = np.argsort(-scores, kind="stable")
+    tied = np.zeros(len(order) + 1, dtype=bool)
+    np.equal(scores[order[1:]], scores[order[:-1]], out=tied[1:-1])
+    if not tied.any():
+        return order
+    # Positions of `order` inside a run of equal scores, and which run each is in.
+    in_run = np.flatnonzero(tied[1:] | tied[:-1])
+    run = np.cumsum(~tied[in_run])
+    ids = list(map(candidates.__getitem__, order[in_run].tolist()))
+    ids = list(map(attrgetter("id"), ids))
+    # By id over all the tied candidates, then stably by run: id order within each run.
+    by_id = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    within = by_id[np.argsort(run[by_id], kind="stable")]
+    order[in_run] = order[in_run][within]
+    return order
+
+
 def absorb_all(visit: Sequence[Item], pinned: Sequence[Item]) -> DedupeResult:
     """The answer when every pair matches (threshold 0): the first anchor absorbs every candidate."""
     if not visit:
@@ -86,3 +114,24 @@ class DedupeMethod(Component):
             (kept candidates in visiting order, dropped id -> id of the item it matched).
         """
         raise NotImplementedError
+
+    def kept_flags(self, candidates: Sequence[Item], pinned: Sequence[Item],
+                   threshold: float) -> tuple[list[bool], dict[str, str]]:
+        """What `pack` needs of `dedupe`: per candidate, in input order, whether it is kept; and the dropped map.
+
+        The default reads the kept ids off `dedupe`; a method that knows where
+        its kept candidates are may answer without listing them in visiting
+        order (with 10^5 candidates, reading each kept item in that order costs
+        a cache miss or more per item).
+
+        Args:
+            candidates: Non-pinned items.
+            pinned: Pinned items (anchors that are never dropped).
+            threshold: Similarity threshold in [0, 1].
+
+        Returns:
+            (a bool per candidate, True if kept; dropped id -> id of the item it matched), as `dedupe` decides.
+        """
+        kept, dropped = self.dedupe(candidates, pinned, threshold)
+        kept_ids = set(map(attrgetter("id"), kept))
+        return list(map(kept_ids.__contains__, map(attrgetter("id"), candidates))), dropped

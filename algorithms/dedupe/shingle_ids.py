@@ -14,36 +14,57 @@ __all__ = ["dense_ids", "exact_shingle_codes", "distinct_shingles", "shared_rank
 # Word ids below this bound let a trigram be one int64 code: id0 * V^2 + id1 * V + id2.
 _DIRECT_VOCAB = 2**20
 _ID_TABLE_BITS = 26  # at most 2^26 slots (512 MiB of codes would need more words than that)
+_FIRST_TABLE_BITS = 20  # the first, vocabulary-sized try of `dense_ids` (8 MiB of codes)
 _SLOT_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _RADIX_MAX = 2**16 - 1  # numpy's stable sort of 16-bit keys is a radix sort
+# From this many shared-shingle entries on, the per-text rank lists come from a counting sort (`_by_text`).
+_COUNTING_SORT_MIN = 1 << 18
 
 
 def dense_ids(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Word codes -> dense ids (equal ids if and only if equal codes), by a table instead of a sort.
 
-    Each code hashes to a slot of a table of about two slots per word; the code
-    left in a slot owns it, and the few codes that lost their slot to another
-    get ids of their own after the slots'. A sort (``np.unique``) costs far
-    more per word, and its hashed variant degrades with the vocabulary.
+    Each code hashes to a slot of a table; the code left in a slot owns it, and
+    the few codes that lost their slot to another get ids of their own after the
+    slots'. A sort (``np.unique``) costs far more per word, and its hashed
+    variant degrades with the vocabulary. The table wants several slots per
+    distinct word, a number unknown in advance: a table of 2^20 slots (which
+    stays in cache) is tried first, as texts repeat their words, and one of
+    about two slots per word replaces it when more than an eighth of its slots
+    are taken.
     """
     if len(codes) == 0:
         return np.zeros(0, dtype=np.int64), lens, 0
     bits = max(10, min(_ID_TABLE_BITS, int(len(codes)).bit_length() + 1))
+    found = _table_ids(codes, _FIRST_TABLE_BITS, may_give_up=True) if bits > _FIRST_TABLE_BITS else None
+    if found is None:
+        found = _table_ids(codes, bits, may_give_up=False)
+    ids, n_ids = found
+    return ids, lens, n_ids
+
+
+def _table_ids(codes: np.ndarray, bits: int, may_give_up: bool) -> tuple[np.ndarray, int] | None:
+    """(dense id per code, number of ids) by a table of 2^bits slots.
+
+    With `may_give_up`, None instead once more than an eighth of the slots are taken.
+    """
     slot = ((codes * _SLOT_MULTIPLIER) >> np.uint64(64 - bits)).view(np.int64)
-    holder = np.zeros(1 << bits, dtype=np.uint64)
-    holder[slot] = codes  # one of the codes of each slot stays there
     used = np.zeros(1 << bits, dtype=bool)
     used[slot] = True
+    if may_give_up and np.count_nonzero(used) > 1 << (bits - 3):
+        return None
+    holder = np.zeros(1 << bits, dtype=np.uint64)
+    holder[slot] = codes  # one of the codes of each slot stays there
     # 32-bit running counts (the table has at most 2^26 slots) halve the traffic of this pass.
     dense = np.cumsum(used, dtype=np.int32)
     ids = dense[slot].astype(np.int64) - 1
     lost = np.flatnonzero(holder[slot] != codes)
     n_slots = int(dense[-1])
     if len(lost) == 0:
-        return ids, lens, n_slots
+        return ids, n_slots
     extra, inverse = np.unique(codes[lost], return_inverse=True)
     ids[lost] = n_slots + inverse.ravel()
-    return ids, lens, n_slots + len(extra)
+    return ids, n_slots + len(extra)
 
 
 def exact_shingle_codes(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray]:
@@ -145,13 +166,31 @@ def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
     total = int(counts.sum())
     occ = np.repeat(first[by_df] - (np.cumsum(counts) - counts), counts) + np.arange(total)
     owners = p_owner[occ]
-    ranks = np.repeat(np.arange(len(by_df), dtype=np.int64), counts)
     per_text = np.bincount(owners, minlength=n_texts)
     bounds = np.zeros(n_texts + 1, dtype=np.int64)
     np.cumsum(per_text, out=bounds[1:])
+    return sizes, sizes - per_text, _by_text(owners, counts, n_texts), bounds
+
+
+def _by_text(owners: np.ndarray, counts: np.ndarray, n_texts: int) -> np.ndarray:
+    """Every text's ranks, ascending, text after text, from the owners listed rank after rank.
+
+    Rank r has ``counts[r]`` entries, whose owners come in ascending order.
+    """
+    if len(owners) >= _COUNTING_SORT_MIN:
+        from scipy import sparse  # lazy: only large batches need it (its import costs more than small ones)
+
+        # Ranks as rows, texts as columns: converting to column-major order is a counting sort by
+        # text that visits the rows in order, so each text's ranks stay ascending. It moves every
+        # entry once, where the radix sort below makes two passes plus a gather, and past the
+        # cache's size each of those costs a miss per entry.
+        indptr = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        by_rank = sparse.csr_matrix((np.ones(len(owners), dtype=np.int8), owners, indptr),
+                                    shape=(len(counts), n_texts))
+        return by_rank.tocsc().indices.astype(np.int64)
+    ranks = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
     if n_texts <= _RADIX_MAX + 1:
         # A stable sort by text keeps each text's ranks ascending; 16-bit keys make it a radix sort.
-        flat = ranks[np.argsort(owners.astype(np.uint16), kind="stable")]
-    else:
-        flat = np.sort(owners * max(len(by_df), 1) + ranks) % max(len(by_df), 1)
-    return sizes, sizes - per_text, flat, bounds
+        return ranks[np.argsort(owners.astype(np.uint16), kind="stable")]
+    return np.sort(owners * max(len(counts), 1) + ranks) % max(len(counts), 1)
