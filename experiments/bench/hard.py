@@ -1,17 +1,19 @@
 """`exact` against `bnb` and `exact_dp` on the hard families (Pisinger 2005's hard classes, Jooken et al. 2022).
 
-Run: ``python -m packbench.experiments.bench.hard`` (``--n 500 1000 2000 --seeds 2 --limit 10``).
+Run: ``python -m packbench.experiments.bench.hard`` (``--n 100 200 500 1000 2000 --seeds 2 --limit 10``).
 
 Each instance is solved by the three solvers in turn (interleaved, so machine load
 hits all three alike), each with the full limit; the table gives wall seconds,
 whether the optimum was proven, and exact's time over the faster of the proven
 others (the median of 5 interleaved runs for a solver under 0.2 s on the instance,
-one run otherwise). ``--only jooken`` keeps the classes whose label contains "jooken".
+one run otherwise), and how `exact` broke ties among optimal sets (``tie_break``: "lex",
+or "pareto" where the lexicographic tie-break does not fit in memory; "none" would mean the
+set can differ between runs). ``--only jooken`` keeps the classes whose label contains "jooken".
 
 Pisinger's `combo` is not available here to run side by side, and the per-class
 times of Pisinger (2005)'s tables were not at hand; the only figure this project
-has is issue 14's summary ("combo is published at <= 0.29 s" on these classes at
-n = 2,000, on a 2004 machine), which was not checked against the paper.
+has is the project's issue 14 ("combo is published at <= 0.29 s" on these classes at
+n = 2,000, on a 2004 machine), which could not be checked against the paper.
 """
 
 from __future__ import annotations
