@@ -113,6 +113,8 @@ class _Columns:
             self.units = unit_rows(embedding_matrix(items, "similarity 'cosine'")) if items else np.zeros((0, 1))
         elif self.kind == "jaccard":
             self.rows, self.sizes = _shingle_rows(items) if items else (None, np.zeros(0))
+            # Column-major too: a block then touches only the texts sharing a shingle with its columns.
+            self.by_shingle = self.rows.tocsc() if items else None
         else:  # tfidf and callables: the full matrix, so values are exactly the matrix's
             self.full = similarity_matrix(items, similarity)
 
@@ -122,7 +124,15 @@ class _Columns:
         if self.kind == "cosine":
             out = np.clip(self.units @ self.units[cols].T, 0.0, 1.0)
         elif self.kind == "jaccard":
-            inter = (self.rows @ self.rows[cols].T).toarray()
+            inter = np.empty((self.n, len(cols)))
+            by, rows = self.by_shingle, self.rows
+            for j, c in enumerate(cols.tolist()):
+                shingles = rows.indices[rows.indptr[c]:rows.indptr[c + 1]]
+                # Each text holds a shingle at most once, so counting texts over the column's shingles
+                # gives the exact intersection sizes.
+                texts = np.concatenate([by.indices[by.indptr[h]:by.indptr[h + 1]] for h in shingles.tolist()]
+                                       or [np.zeros(0, dtype=by.indices.dtype)])
+                inter[:, j] = np.bincount(texts, minlength=self.n)
             out = np.clip(inter / (self.sizes[:, None] + self.sizes[cols][None, :] - inter), 0.0, 1.0)
         else:
             return self.full[:, cols]

@@ -45,6 +45,11 @@ def _paths(monkeypatch, path):
     elif path == "bnb":  # branch and bound proves, then the canonical step re-reduces and runs the DP
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
         monkeypatch.setattr(exact_module, "_MIN_SLICE", 30.0)  # time to prove even on a loaded machine
+    elif path.startswith("bnb_lists"):  # the tie-break tries the Pareto lists before the DP
+        _paths(monkeypatch, "bnb")
+        monkeypatch.setattr(exact_module, "_LEX_ITEM_SEC", 0.0)
+        # "capped": the lists get a few bytes, outgrow them, and the DP takes over.
+        monkeypatch.setattr(exact_module, "_LEX_BYTE_SEC", 1e12 if path.endswith("capped") else 1e-300)
     elif path == "race":  # no memory for the first DP: CP-SAT and branch and bound race
         real = exact_module.dp_cost
         calls = []
@@ -56,7 +61,7 @@ def _paths(monkeypatch, path):
         monkeypatch.setattr(exact_module, "dp_cost", first_refused)
 
 
-@pytest.mark.parametrize("path", ["direct", "dp", "bnb", "race"])
+@pytest.mark.parametrize("path", ["direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "race"])
 @settings(max_examples=120, deadline=None)
 @given(case=tied)
 def test_every_solver_path_returns_the_lexicographically_first_optimum(path, case):
@@ -64,9 +69,10 @@ def test_every_solver_path_returns_the_lexicographically_first_optimum(path, cas
     with pytest.MonkeyPatch.context() as mp:
         _paths(mp, path)
         sel = Exact().select(_problem(tokens, scores, room))
-    assert sel.optimal is True and sel.info["canonical"] is True
+    assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
-    expected = {"direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "race": {"bnb", "cpsat"}}[path]
+    expected = {"direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "bnb_lists": {"bnb"},
+                "bnb_lists_capped": {"bnb"}, "race": {"bnb", "cpsat"}}[path]
     assert sel.info["solver"] in expected | {"reduction", "trivial"}
 
 

@@ -123,3 +123,37 @@ def test_exact_proves_a_jooken_instance_with_capacity_1e9():
     assert proven and sel.optimal and sel.info["solver"] in ("pareto", "reduction")
     assert sum(cands[k].score for k in sel.indices) == sum(cands[k].score for k in found)
     assert sum(cands[k].tokens for k in sel.indices) <= prob.room
+
+
+def _lex_last_bnb(w, s, room, limit):
+    """A branch and bound that proves at once, returning the optimum taking the *latest* items."""
+    best = None
+    for bits in itertools.product((0, 1), repeat=len(w)):
+        if sum(x for x, b in zip(w, bits) if b) <= room:
+            value = sum(p for p, b in zip(s, bits) if b)
+            if best is None or value > best[0]:
+                best = (value, bits)
+    return [k for k, b in enumerate(best[1]) if b], True, float(best[0])
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=huge)
+def test_without_memory_for_the_lexicographic_tie_break_every_path_gives_one_set(case):
+    sizes, profits, big, extra = case
+    tokens = [a * 10**8 + b for a, b in sizes]
+    room = max(max(tokens), big * 10**8 + extra)
+    prob = Problem(tuple(Item(f"i{k}", "", float(p), w) for k, (w, p) in enumerate(zip(tokens, profits))), room)
+    value = _lex_first([w for w in tokens if w <= room], [p for w, p in zip(tokens, profits) if w <= room], room)[0]
+    runs = []
+    for bnb in ((lambda w, s, room, limit: ([], False, 0.0)), _lex_last_bnb):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(exact_module, "_LEX_MAX_BYTES", 0)  # pareto_lex never fits
+            mp.setattr(exact_module, "bnb_knapsack", bnb)
+            runs.append(Exact(max_memory_mb=64).select(prob))
+    pareto_run, bnb_run = runs
+    assert pareto_run.indices == bnb_run.indices  # whichever solver proves the optimum
+    for sel in runs:
+        assert sel.optimal is True and sel.info["canonical"] is True
+        assert sum(profits[k] for k in sel.indices) == value
+        unique = sel.info["solver"] in ("reduction", "trivial")
+        assert sel.info["tie_break"] == ("lex" if unique else "pareto")

@@ -190,3 +190,15 @@ def test_store_keeps_exactly_the_complete_rows_after_any_crash_point(tmp_path, c
     assert store.load() == rows[:complete]      # the repair is idempotent
     store.append(rows[complete:])                # resuming appends after the last complete row
     assert store.load() == rows
+
+
+def test_rows_say_how_the_time_limit_is_measured_and_how_exact_broke_ties(tmp_path):
+    cfg = parse_config({"name": "kinds", "repeats": 1, "near_dup": "off", "reference": "exact_dp", "budgets": [0.5],
+                        "sources": [{"name": "pisinger", "cls": "subset_sum", "n": 12, "R": 100}],
+                        "strategies": [{"name": "exact"}, {"name": "bnb", "time_limit": 5.0},
+                                       {"name": "cpsat", "deterministic_time": 5.0}, {"name": "greedy"}]})
+    rows = {r["strategy"]: r for r in run_unit_rows(cfg, tmp_path)}
+    assert all(r["status"] == "ok" for r in rows.values())
+    assert rows["exact"]["tie_break"] == "lex" and rows["exact"]["limit_kind"] == "wall"
+    assert rows["bnb"]["limit_kind"] == "wall" and rows["cpsat"]["limit_kind"] == "deterministic"
+    assert rows["greedy"]["tie_break"] is None and rows["greedy"]["limit_kind"] is None

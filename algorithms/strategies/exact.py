@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
-import threading
 import time
 from types import MappingProxyType
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..items import Problem, Selection
 from ..params import Param, real_in
 from ..solvers.dp import dp_cost, dp_knapsack, subset_sum_bytes, subset_sum_lex
 from ..solvers.pareto import pareto_knapsack, pareto_lex
+from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
 from ..solvers.scaling import integer_profits
 from .base import Strategy
@@ -31,17 +33,23 @@ _PROBE_SHARE = 0.25
 _MIN_SLICE = 0.005
 # Without memory for the DP, branch and bound races CP-SAT with slices doubling from this.
 _RACE_SLICE = 0.05
-# CP-SAT overshoots its wall limit by up to a tenth of a second on a loaded machine: ask for less.
-# Its start-up (model, presolve) takes a few tenths of a second at 2,000 items and ignores the
-# limit, so below _CP_MIN_SEC left only branch and bound runs.
-_CP_MARGIN = 0.1
-_CP_MIN_SEC = 1.0
 # Without memory for the DP, the Pareto-list DP gets this share of the limit left after a first
 # branch-and-bound slice; the race gets the rest.
 _PARETO_SHARE = 0.75
 # Cap on the Pareto lists the canonical tie-break stores when the capacity DP does not fit: a
 # byte count, not a time, so whether the tie-break is reached does not depend on the machine.
 _LEX_MAX_BYTES = 256 * 2**20
+# `pareto_lex`'s cost, measured on the hard families: about 40 us per item plus 4-28 ns per byte of
+# lists (the budget uses 8 ns). Used only to choose between two routes to the same set.
+_LEX_ITEM_SEC = 4e-5
+_LEX_BYTE_SEC = 8e-9
+
+
+def _lex_budget(n: int, dp_seconds: float) -> float:
+    """Bytes of Pareto lists expected to cost half the capacity DP's estimated time (0: not worth trying)."""
+    if n * _LEX_ITEM_SEC >= 0.5 * dp_seconds:
+        return 0.0
+    return 0.5 * dp_seconds / _LEX_BYTE_SEC
 
 
 def _proportional(tokens: np.ndarray, profits: np.ndarray) -> bool:
@@ -80,17 +88,25 @@ class Exact(Strategy):
        and the DP picks the canonical set there. Otherwise the DP solves the
        core. When the DP would exceed ``max_memory_mb`` (rooms of 10^8 and
        more), a short branch-and-bound slice comes first, then the Pareto-list
-       DP (`pareto_knapsack`, whose cost does not depend on the room) for 60%
-       of what is left, then CP-SAT (in a thread, started from the best set)
-       races branch and bound (rerun with doubling slices) for the rest of the
-       limit; the first proof stops the other. The canonical set then comes
-       from the capacity DP on the V - 1 core, or, when that does not fit
-       either, from `pareto_lex` with its lists capped at 256 MiB. Every solver
-       checks the clock between items or slices, so the limit is honoured.
-    4. If the limit ends the search the best set found comes back with
+       DP (`pareto_knapsack`, whose cost does not depend on the room, started
+       from the greedy set) for 75% of what is left, then CP-SAT (in a thread,
+       started from the best set) races branch and bound (rerun with doubling
+       slices) for the rest of the limit; the first proof stops the other. The
+       canonical set then comes from the capacity DP on the V - 1 core, or,
+       when that does not fit either, from `pareto_lex` with its lists capped
+       at 256 MiB. Every solver checks the clock between items or slices, so
+       the limit is honoured.
+    4. Where even `pareto_lex` does not fit (many optimal sets, as in Jooken's
+       class with c = 10^9), the optimum the Pareto-list DP proves stands in
+       (``info["tie_break"] = "pareto"`` instead of "lex"): not the
+       lexicographically first, but also the same on every run; the DP is run
+       for it if branch and bound proved first.
+    5. If the limit ends the search the best set found comes back with
        ``optimal=False``, ``info["stopped"]`` and a proven bound; if only the
-       canonical DP is out of reach (memory or time), branch and bound's
-       optimum comes back with ``info["canonical"] = False``.
+       tie-break is out of reach (memory or time), the proving solver's
+       optimum comes back with ``info["canonical"] = False`` and
+       ``info["tie_break"] = "none"``: the one case where the set can differ
+       between runs.
 
     ``info["solver"]`` names the stage that proved the optimum ("trivial",
     "reduction", "exact_dp", "bnb", "pareto", "cpsat" or "time_limit"); it can differ between
@@ -116,18 +132,19 @@ class Exact(Strategy):
         scores_f = [cands[k].score for k in keep]
         if sum(cands[k].tokens for k in keep) <= room:
             return Selection(tuple(keep), optimal=True, upper_bound=math.fsum(scores_f),
-                             info={"solver": "trivial", "free": 0, "canonical": True, "limit_kind": "wall"})
+                             info={"solver": "trivial", "free": 0, "canonical": True, "tie_break": "lex",
+                                   "limit_kind": "wall"})
         tokens = np.array([cands[k].tokens for k in keep], dtype=np.int64)
         profits_l, _, err = integer_profits(scores_f)
         profits = np.array(profits_l, dtype=np.float64)  # < 2**50 in total: float sums are exact
-        info: dict[str, Any] = {"scale_error": err, "limit_kind": "wall", "canonical": True}
+        info: dict[str, Any] = {"scale_error": err, "limit_kind": "wall", "canonical": True, "tie_break": "lex"}
         red = reduce_knapsack(tokens, profits, room, margin=1.0)
         info.update(fixed_in=len(red.fixed_in), free=len(red.free))
         try:
             positions, solver = self._solve(tokens, profits, room, red, deadline, info)
         except _Cut as cut:
             positions = cut.args[0]
-            info.update(solver="time_limit", stopped="time_limit", canonical=False)
+            info.update(solver="time_limit", stopped="time_limit", canonical=False, tie_break="none")
             chosen = tuple(keep[p] for p in positions)
             score = math.fsum(cands[k].score for k in chosen)
             return Selection(chosen, optimal=False, upper_bound=max(score, dantzig_bound(cands, room)), info=info)
@@ -175,93 +192,83 @@ class Exact(Strategy):
             found, proven, _ = bnb_knapsack(core_w.tolist(), core_p.tolist(), red.room, slice_)
             best = self._better(fixed + [core[q] for q in found], best, profits)
             if proven:
-                return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
+                settle = functools.partial(self._pareto, core, fixed, tokens, profits, red, deadline, cap)
+                return self._canonical(best, tokens, profits, room, deadline, info, settle=settle), "bnb"
         until = time.perf_counter() + _PARETO_SHARE * (deadline - time.perf_counter())
-        taken = set(best)
-        start = [q for q, k in enumerate(core) if k in taken]
-        found, proven = pareto_knapsack(core_w, core_p, red.room, incumbent=start, deadline=until, max_bytes=cap)
-        best = self._better(fixed + [core[q] for q in found], best, profits)
+        found, proven = self._pareto(core, fixed, tokens, profits, red, until, cap)
         if proven:
-            return self._canonical(best, tokens, profits, room, deadline, info), "pareto"
+            return self._canonical(found, tokens, profits, room, deadline, info, settled=found), "pareto"
+        best = self._better(found, best, profits)
         return self._race(core, fixed, tokens, profits, room, red, best, deadline, info)
+
+    @staticmethod
+    def _pareto(core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction,
+                deadline: float, cap: float) -> tuple[list[int], bool]:
+        """The Pareto-list DP on the core, started from the reduction's greedy set.
+
+        Not from branch and bound's set: how far a wall-clock slice got must not change which
+        optimum the search meets first, since that set is the tie-break of last resort.
+        """
+        taken = set(red.incumbent)
+        start = [q for q, k in enumerate(core) if k in taken]
+        found, proven = pareto_knapsack(tokens[core], profits[core], red.room, incumbent=start,
+                                        deadline=deadline, max_bytes=cap)
+        return fixed + [core[q] for q in found], proven
 
     def _race(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
               red: Reduction, best: list[int], deadline: float, info: dict[str, Any]) -> tuple[list[int], str]:
-        """No memory for the DP: CP-SAT in a thread (it releases the GIL) races branch and bound.
-
-        Branch and bound cannot be resumed, so it reruns with doubling slices and the race is
-        checked between them: the total stays within about twice the faster solver's time.
-        """
-        core_w, core_p = tokens[core].tolist(), [int(p) for p in profits[core]]
+        """No memory for the DP: CP-SAT races branch and bound (`race_bnb_cpsat`) for the rest of the limit."""
         where = {k: q for q, k in enumerate(core)}
-        stop, handle, out = threading.Event(), [], {}
-
-        def run_cpsat() -> None:
-            try:
-                out["cp"] = cpsat_knapsack(core_w, core_p, red.room, deadline - _CP_MARGIN - time.perf_counter(),
-                                           hint=[where[k] for k in best if k in where], stop=stop, handle=handle)
-            except Exception as exc:  # noqa: BLE001 - re-raised in the calling thread
-                out["error"] = exc
-
-        thread = threading.Thread(target=run_cpsat, name="exact-cpsat", daemon=True)
-        racing = deadline - time.perf_counter() >= _CP_MIN_SEC
-        if racing:
-            thread.start()
-        # OR-Tools' branch and bound holds the GIL while it searches, so CP-SAT's model (built in
-        # Python) would only grow between slices: wait until its solver exists (its search then
-        # runs without the GIL).
-        while not handle and thread.is_alive() and time.perf_counter() < deadline:
-            time.sleep(0.001)
-        slice_, winner = _RACE_SLICE, None
-        try:
-            while (not racing or thread.is_alive()) and (left := deadline - time.perf_counter()) > 0:
-                found, proven, _ = bnb_knapsack(core_w, core_p, red.room, min(slice_, left))
-                best = self._better(fixed + [core[q] for q in found], best, profits)
-                if proven:
-                    winner = "bnb"
-                    break
-                slice_ *= 2
-        finally:
-            stop.set()
-            while thread.is_alive():
-                for solver in handle:
-                    solver.stop_search()
-                thread.join(0.02)
-        if "error" in out:
-            raise out["error"]
-        found_c, proven_c, _, _ = out.get("cp") or (None, False, None, "")
-        if found_c is not None:
-            best = self._better(fixed + [core[q] for q in found_c], best, profits)
-        if winner is None and proven_c:
-            winner = "cpsat"
+        found_sets, winner = race_bnb_cpsat(tokens[core].tolist(), [int(p) for p in profits[core]], red.room,
+                                            [where[k] for k in best if k in where], deadline, _RACE_SLICE,
+                                            bnb=bnb_knapsack, cpsat=cpsat_knapsack)
+        for found in found_sets:
+            best = self._better(fixed + [core[q] for q in found], best, profits)
         if winner is None:
             raise _Cut(best)
         return self._canonical(best, tokens, profits, room, deadline, info), winner
 
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
-                   deadline: float, info: dict[str, Any]) -> list[int]:
-        """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest."""
+                   deadline: float, info: dict[str, Any], settled: list[int] | None = None,
+                   settle: Callable[[], tuple[list[int], bool]] | None = None) -> list[int]:
+        """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
+
+        Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
+        (`settled`, or what `settle` proves) stands in for it: not the lexicographically first, but
+        the same on every run. Only when neither is reached does the set depend on the solver.
+        """
+        info["tie_break"] = "lex"
         canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=float(profits[best].sum()))
         core, fixed = list(canon.free), list(canon.fixed_in)
         core_w = tokens[core]
         if not core or int(core_w.sum()) <= canon.room:
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
-        if dp_cost(core_w, canon.room)[0] <= cap:
-            try:
-                return fixed + self._dp(core, tokens, profits, canon.room, deadline, best)
-            except _Cut:
-                pass
-        else:
+        need, est = dp_cost(core_w, canon.room)
+        # Where the DP fits, the Pareto lists go first only when they should cost under half of it
+        # (few distinct sizes, as in Jooken's class at small n); their cap makes a wrong guess cheap.
+        lex_bytes = _LEX_MAX_BYTES if need > cap else _lex_budget(len(core), est)
+        if lex_bytes > 0:
             target = float(profits[best].sum()) - float(profits[fixed].sum())
             try:
                 found = pareto_lex(core_w, profits[core], canon.room, target, deadline=deadline,
-                                   max_bytes=min(cap, _LEX_MAX_BYTES))
+                                   max_bytes=min(cap, lex_bytes))
             except TimeoutError:
                 found = None
             if found is not None:
                 return fixed + [core[q] for q in found]
-        info["canonical"] = False  # the optimum stands; only the tie-break is out of reach
+        if need <= cap:
+            try:
+                return fixed + self._dp(core, tokens, profits, canon.room, deadline, best)
+            except _Cut:
+                pass
+        if settled is None and settle is not None and time.perf_counter() < deadline:
+            found, proven = settle()
+            settled = found if proven else None
+        if settled is not None:
+            info["tie_break"] = "pareto"
+            return settled
+        info.update(canonical=False, tie_break="none")  # the optimum stands; only the tie-break is out of reach
         return best
 
     def _dp(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float,

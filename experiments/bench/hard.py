@@ -1,17 +1,19 @@
 """`exact` against `bnb` and `exact_dp` on the hard families (Pisinger 2005's hard classes, Jooken et al. 2022).
 
-Run: ``python -m packbench.experiments.bench.hard`` (``--n 500 1000 2000 --seeds 2 --limit 10``).
+Run: ``python -m packbench.experiments.bench.hard`` (``--n 100 200 500 1000 2000 --seeds 2 --limit 10``).
 
 Each instance is solved by the three solvers in turn (interleaved, so machine load
 hits all three alike), each with the full limit; the table gives wall seconds,
 whether the optimum was proven, and exact's time over the faster of the proven
 others (the median of 5 interleaved runs for a solver under 0.2 s on the instance,
-one run otherwise). ``--only jooken`` keeps the classes whose label contains "jooken".
+one run otherwise), and how `exact` broke ties among optimal sets (``tie_break``: "lex",
+or "pareto" where the lexicographic tie-break does not fit in memory; "none" would mean the
+set can differ between runs). ``--only jooken`` keeps the classes whose label contains "jooken".
 
 Pisinger's `combo` is not available here to run side by side, and the per-class
 times of Pisinger (2005)'s tables were not at hand; the only figure this project
-has is issue 14's summary ("combo is published at <= 0.29 s" on these classes at
-n = 2,000, on a 2004 machine), which was not checked against the paper.
+has is the project's issue 14 ("combo is published at <= 0.29 s" on these classes at
+n = 2,000, on a 2004 machine), which could not be checked against the paper.
 """
 
 from __future__ import annotations
@@ -64,10 +66,11 @@ def _time(name: str, problem: Problem, limit: float) -> dict[str, Any]:
     try:
         sel = STRATEGIES[name](**params).select(problem)
     except ValueError as exc:  # exact_dp's memory refusal
-        return {"seconds": None, "optimal": False, "score": None, "note": str(exc)[:40]}
+        return {"seconds": None, "optimal": False, "score": None, "note": str(exc)[:40], "tie_break": "-"}
     seconds = time.perf_counter() - start
     score = sum(problem.candidates[k].score for k in sel.indices)
-    return {"seconds": seconds, "optimal": bool(sel.optimal), "score": score, "note": sel.info.get("solver", "")}
+    return {"seconds": seconds, "optimal": bool(sel.optimal), "score": score, "note": sel.info.get("solver", ""),
+            "tie_break": sel.info.get("tie_break", "-")}
 
 
 def run_hard(sizes: Sequence[int] = (500, 1000, 2000), seeds: int = 2, limit: float = 10.0,
@@ -100,17 +103,18 @@ def format_hard(rows: list[dict[str, Any]]) -> str:
             return "refused"
         return f"{r['seconds']:.3f}{'' if r['optimal'] else '*'}"
 
-    lines = [f"{'n':>5} {'class':<30} {'exact s':>9} {'bnb s':>9} {'dp s':>9} {'proven':>6} {'x best':>7} agree",
-             "-" * 86]
+    lines = [f"{'n':>5} {'class':<30} {'exact s':>9} {'bnb s':>9} {'dp s':>9} {'proven':>6} {'x best':>7} agree tie_break",
+             "-" * 96]
     for row in rows:
         others = [row[s]["seconds"] for s in ("bnb", "exact_dp") if row[s]["optimal"]]
         ratio = (f"{row['exact']['seconds'] / min(others):.2f}" if others and row["exact"]["optimal"]
                  and min(others) > 0 else "-")
         lines.append(f"{row['n']:>5} {row['cls']:<30} {cell(row['exact']):>9} {cell(row['bnb']):>9} "
                      f"{cell(row['exact_dp']):>9} {'yes' if row['exact']['optimal'] else 'NO':>6} {ratio:>7} "
-                     f"{'yes' if row['agree'] else 'NO'}")
+                     f"{'yes' if row['agree'] else 'NO':>5} {row['exact']['tie_break']}")
     lines.append("* = not proven within the limit; refused = above exact_dp's memory cap; "
-                 "x best = exact / faster of the proven bnb and exact_dp")
+                 "x best = exact / faster of the proven bnb and exact_dp;\n"
+                 "tie_break = how exact chose among equal optima (lex, pareto, or none: can differ between runs)")
     return "\n".join(lines)
 
 
