@@ -55,11 +55,13 @@ def _table_ids(codes: np.ndarray, bits: int, may_give_up: bool) -> tuple[np.ndar
         return None
     holder = np.zeros(1 << bits, dtype=np.uint64)
     holder[slot] = codes  # one of the codes of each slot stays there
+    lost = np.flatnonzero(holder[slot] != codes)
+    del holder  # each table freed once used: fewer full-size arrays alive at once
     # 32-bit running counts (the table has at most 2^26 slots) halve the traffic of this pass.
     dense = np.cumsum(used, dtype=np.int32)
+    del used
     ids = dense[slot].astype(np.int64)
     ids -= 1
-    lost = np.flatnonzero(holder[slot] != codes)
     n_slots = int(dense[-1])
     if len(lost) == 0:
         return ids, n_slots
@@ -128,8 +130,10 @@ def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tup
         # One sort of (code, text) packed in an int64: faster than an argsort and two gathers.
         packed = codes * n_texts
         packed += owner
+        del codes, owner  # freed before divmod's two outputs are made: a lower peak
         packed.sort()
         codes, owner = np.divmod(packed, n_texts)
+        del packed
     else:
         # A stable sort by code keeps each code's texts ascending (they are on input).
         order = np.argsort(codes, kind="stable")
@@ -176,6 +180,8 @@ def shared_ranks(word_ids: np.ndarray, lens: np.ndarray, vocab: int
     occ = np.repeat(first[by_df] - (np.cumsum(counts) - counts), counts)
     occ += np.arange(total)
     owners = p_owner[occ]
+    # Done with the per-occurrence arrays: freed before the regrouping by text makes its own.
+    del p_owner, sid, occ, first, shared_ids, by_df
     per_text = np.bincount(owners, minlength=n_texts)
     bounds = np.zeros(n_texts + 1, dtype=np.int64)
     np.cumsum(per_text, out=bounds[1:])
