@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..component import Component
 from ..items import Item
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["DedupeMethod", "shingles", "jaccard", "containment", "absorb_all", "dedupe_order", "visiting_order",
            "DedupeResult"]
@@ -56,7 +59,7 @@ def dedupe_order(candidates: Sequence[Item]) -> list[Item]:
     return sorted(sorted(candidates, key=attrgetter("id")), key=attrgetter("score"), reverse=True)
 
 
-def visiting_order(candidates: Sequence[Item]):
+def visiting_order(candidates: Sequence[Item]) -> np.ndarray:
     """The positions in `candidates` in the order dedupe visits them (that of `dedupe_order`), as an int64 array.
 
     For callers that read the candidates in input order (where they lie in
@@ -68,8 +71,9 @@ def visiting_order(candidates: Sequence[Item]):
     scores = np.fromiter(map(attrgetter("score"), candidates), dtype=np.float64, count=len(candidates))
     # Any sort will do (runs of equal scores are put in id order below): the default is the fastest.
     order = np.argsort(-scores)
+    ranked = scores[order]
     tied = np.zeros(len(order) + 1, dtype=bool)
-    np.equal(scores[order[1:]], scores[order[:-1]], out=tied[1:-1])
+    np.equal(ranked[1:], ranked[:-1], out=tied[1:-1])
     if not tied.any():
         return order
     # Positions of `order` inside a run of equal scores, and which run each is in.
