@@ -127,7 +127,7 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     Returns:
         (kept candidates in visiting order, dropped id -> id of the first item it matched).
     """
-    candidates = list(candidates)
+    candidates = candidates if isinstance(candidates, list) else list(candidates)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
         return absorb_all(dedupe_order(candidates), list(pinned))
     order, keep, dropped = _decide(candidates, list(pinned), threshold)
@@ -140,7 +140,7 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
 def kept_flags_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
                        threshold: float) -> tuple[list[bool], dict[str, str]]:
     """`dedupe_indexed`'s answer as a kept flag per candidate in input order, and the dropped map."""
-    candidates = list(candidates)
+    candidates = candidates if isinstance(candidates, list) else list(candidates)
     if threshold <= 0.0:
         kept, dropped = absorb_all(dedupe_order(candidates), list(pinned))
         return [it.id not in dropped for it in candidates], dropped
@@ -162,7 +162,8 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), {}
     order = visiting_order(candidates)
     n_pinned = len(anchors_first)
-    inputs = anchors_first + candidates
+    # (A copy of the candidates list touches every item: only made when there are pinned ones.)
+    inputs = anchors_first + candidates if anchors_first else candidates
     # One exact tokenisation serves the filter and the join (the filter takes exact codes as well). It
     # reads the texts in input order, where they lie in memory, rather than in visiting order (a cache
     # miss per text once the texts outgrow the cache); the filter does not depend on the order.
