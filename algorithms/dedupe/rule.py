@@ -79,8 +79,8 @@ def visiting_order(candidates: Sequence[Item]) -> np.ndarray:
     # Positions of `order` inside a run of equal scores, and which run each is in.
     in_run = np.flatnonzero(tied[1:] | tied[:-1])
     run = np.cumsum(~tied[in_run])
-    ids = list(map(candidates.__getitem__, order[in_run].tolist()))
-    ids = list(map(attrgetter("id"), ids))
+    # One pass that reads each tied item once (two maps would fetch each item twice).
+    ids = [candidates[k].id for k in order[in_run].tolist()]
     # By id over all the tied candidates, then stably by run: id order within each run.
     by_id = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
     within = by_id[np.argsort(run[by_id], kind="stable")]
