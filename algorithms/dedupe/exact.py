@@ -179,7 +179,8 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     first_word = np.cumsum(lens)[active_src] - active_lens
     at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens)
     at += np.arange(len(at))
-    dropped, dropped_at = _join(list(map(inputs.__getitem__, active_src.tolist())),
+    # The active texts' ids, in one pass reading each item once.
+    dropped, dropped_at = _join([inputs[k].id for k in active_src.tolist()],
                                 int(np.count_nonzero(active_a < n_pinned)), threshold, codes[at], active_lens)
     if dropped_at is None and dropped:
         return order, None, dropped
@@ -190,19 +191,18 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     return order, keep, dropped
 
 
-def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndarray,
+def _join(ids: list[str], n_pinned: int, threshold: float, codes: np.ndarray,
           lens: np.ndarray) -> tuple[dict[str, str], np.ndarray | None]:
-    """The prefix-filtered join over `texts` (pinned anchors first, then candidates in visiting order).
+    """The prefix-filtered join over the texts of `ids` (pinned anchors first, then candidates in visiting order).
 
-    `codes` and `lens` are the exact word codes of `texts` (`word_codes(..., exact=True)`).
-    Returns dropped id -> partner id, and the dropped texts' positions in `texts`
+    `codes` and `lens` are their exact word codes (`word_codes(..., exact=True)`).
+    Returns dropped id -> partner id, and the dropped texts' positions in `ids`
     where the batch path knows them (None from the anchor loop).
     """
     word_ids, lens, vocab = dense_ids(codes, lens)
     sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
     ranks, owners = _prefix_entries(sizes_a, unshared, flat, bounds_a, threshold)
-    ids = list(map(attrgetter("id"), texts))
-    pairs = candidate_pairs(ranks, owners, len(texts), _PAIRS_PER_TEXT * len(texts) + _PAIRS_BASE)
+    pairs = candidate_pairs(ranks, owners, len(ids), _PAIRS_PER_TEXT * len(ids) + _PAIRS_BASE)
     if pairs is not None:
         earlier, later = pairs
         inter = shared_counts(flat, bounds_a, earlier, later)
@@ -211,7 +211,7 @@ def _join(texts: Sequence[Item], n_pinned: int, threshold: float, codes: np.ndar
         match = inter / union >= threshold
         partner = resolve_partners(n_pinned, earlier[match], later[match])
         return {ids[y]: ids[x] for y, x in partner.items()}, np.fromiter(partner, dtype=np.int64, count=len(partner))
-    index_ranks, probe_ranks = _prefix_lists(ranks, owners, len(texts))
+    index_ranks, probe_ranks = _prefix_lists(ranks, owners, len(ids))
     sizes, bounds = sizes_a.tolist(), bounds_a.tolist()
     word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
     shared_sets: dict[int, frozenset] = {}
