@@ -24,6 +24,7 @@ __all__ = ["shingle_hashes", "may_match", "once_counts", "prefix_lengths", "PREF
 PREFIX_SLACK = 1e-12
 _MAX_TABLE_BITS = 24
 _HASH_BLOCK = 1 << 16  # trigram positions hashed per numpy block
+_BIT_CHUNK = 1 << 20  # count-table slots per packbits call (a multiple of 8: whole bytes per chunk)
 
 
 def _finish(h: np.ndarray) -> np.ndarray:
@@ -150,31 +151,32 @@ def once_counts(codes: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.nda
     counts = np.bincount(slots, minlength=size + 1)
     counts[-1] = 0
     # One bit per slot: the table (2 MiB at most) stays in cache while every position looks its slot up.
-    single = np.packbits(counts == 1, bitorder="little")
+    # It is made a chunk of slots at a time, so the comparison's temporary stays in cache too.
+    single = np.concatenate([np.packbits(counts[k:k + _BIT_CHUNK] == 1, bitorder="little")
+                             for k in range(0, len(counts), _BIT_CHUNK)])
     del counts
-    once = np.empty(len(slots), dtype=bool)
-    for lo in range(0, len(slots), _HASH_BLOCK):
-        at = slots[lo:lo + _HASH_BLOCK]
-        once[lo:lo + _HASH_BLOCK] = (single[at >> 3] >> (at & 7).astype(np.uint8)) & np.uint8(1)
-    del slots, single
     ends = np.cumsum(lens)
-    starts = ends - lens
-    cut = np.concatenate([ends - 1, ends - 2])  # a trigram starting there would cross into the next text
-    once[cut[(cut >= 0) & (cut < n_tri)]] = False
     unshared = np.zeros(len(lens), dtype=np.int64)
     long = np.flatnonzero(lens >= 3)
     if len(long):
-        # Text d's trigrams start at its first word and end 2 words early; the positions in between
-        # texts are all False, so each sum runs to the next long text's start. The sums go in runs of
-        # texts of about one block of positions: reduceat copies its input to int64, and one copy of
-        # every position is a fresh allocation of 8 bytes per word at each call.
-        first = starts[long]
+        # Text d's trigrams start at positions [first, last): its first word up to 2 words before its
+        # end. The once-seen bits are looked up and summed in runs of texts of about one block of
+        # positions, so neither a bit per position nor reduceat's int64 copy of its input is ever
+        # made for every position at once (a fresh 1 + 8 bytes per word at each call).
+        first = ends[long] - lens[long]
+        last = ends[long] - 2
         runs = np.searchsorted(first, np.arange(_HASH_BLOCK, n_tri, _HASH_BLOCK))
         bounds = [0, *(int(b) for b in np.unique(runs) if 0 < b < len(first)), len(first)]
+        # Each run's sums alternate text, gap (the positions crossing into the next text, and any
+        # text under three words in between): reduceat over [first, last, first, last, ...].
+        edges = np.stack([first, last], axis=1).ravel()
         sums = np.empty(len(first), dtype=np.int64)
         for a, b in zip(bounds[:-1], bounds[1:]):
-            lo, hi = int(first[a]), int(first[b]) if b < len(first) else n_tri
-            sums[a:b] = np.add.reduceat(once[lo:hi], first[a:b] - lo, dtype=np.int64)
+            lo, hi = int(first[a]), int(last[b - 1])
+            at = slots[lo:hi]
+            bits = (single[at >> 3] >> (at & 7).astype(np.uint8)) & np.uint8(1)
+            sums[a:b] = np.add.reduceat(bits, edges[2 * a:2 * b - 1] - lo, dtype=np.int64)[::2]
         unshared[long] = sums
-    unshared[short] = once[n_tri:]
+    at = slots[n_tri:]
+    unshared[short] = (single[at >> 3] >> (at & 7).astype(np.uint8)) & np.uint8(1)
     return unshared, np.maximum(lens - 2, 1)  # occurrences bound the set size (repeats counted)
