@@ -130,7 +130,8 @@ def distinct_shingles(word_ids: np.ndarray, lens: np.ndarray, vocab: int) -> tup
     if (int(codes.max()) + 1) << shift <= 2**63 - 1:
         # One sort of (code, text) packed in an int64 (the text in the low bits, so shifts and masks
         # unpack it): faster than an argsort and two gathers.
-        packed = codes << shift
+        packed = codes  # packed in place: the codes array is this function's own
+        packed <<= shift
         packed |= owner
         del codes, owner  # freed before the two unpacked arrays are made: a lower peak
         packed.sort()
