@@ -47,13 +47,18 @@ def density_order_arrays(candidates: Sequence[Item], scores: np.ndarray, tokens:
 def _order_by_keys(candidates: Sequence[Item], neg_density: np.ndarray, neg_score: np.ndarray) -> np.ndarray:
     order = np.lexsort((neg_score, neg_density))
     d, s = neg_density[order], neg_score[order]
-    tie = (d[1:] == d[:-1]) & (s[1:] == s[:-1])
-    if tie.any():
-        # Runs of equal (density, score) keys go by id; lexsort is stable, so equal ids keep index order.
-        starts = np.flatnonzero(np.diff(np.concatenate([[False], tie, [False]]).astype(np.int8)) == 1)
-        ends = np.flatnonzero(np.diff(np.concatenate([[False], tie, [False]]).astype(np.int8)) == -1) + 1
-        for a, b in zip(starts.tolist(), ends.tolist()):
-            order[a:b] = sorted(order[a:b].tolist(), key=lambda k: candidates[k].id)
+    tied = np.zeros(len(order) + 1, dtype=bool)
+    tied[1:-1] = (d[1:] == d[:-1]) & (s[1:] == s[:-1])
+    if not tied.any():
+        return order
+    # Runs of equal (density, score) keys go by id, all runs in one sort: the tied positions by id
+    # (stable, so equal ids keep index order), then stably by run. A loop over runs costs a Python
+    # call per run, and with many items the runs grow faster than the items.
+    in_run = np.flatnonzero(tied[1:] | tied[:-1])
+    run = np.cumsum(~tied[in_run])
+    ids = [candidates[k].id for k in order[in_run].tolist()]
+    by_id = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    order[in_run] = order[in_run][by_id[np.argsort(run[by_id], kind="stable")]]
     return order
 
 
