@@ -68,23 +68,18 @@ def visiting_order(candidates: Sequence[Item]) -> np.ndarray:
     """
     import numpy as np  # lazy: the rule itself needs no numpy
 
+    from ..ties import equal_runs, id_ranks
+
     scores = np.fromiter(map(attrgetter("score"), candidates), dtype=np.float64, count=len(candidates))
     # Any sort will do (runs of equal scores are put in id order below): the default is the fastest.
     order = np.argsort(-scores)
-    ranked = scores[order]
-    tied = np.zeros(len(order) + 1, dtype=bool)
-    np.equal(ranked[1:], ranked[:-1], out=tied[1:-1])
-    if not tied.any():
+    runs = equal_runs(scores[order])
+    if runs is None:
         return order
-    # Positions of `order` inside a run of equal scores, and which run each is in.
-    in_run = np.flatnonzero(tied[1:] | tied[:-1])
-    run = np.cumsum(~tied[in_run])
-    # One pass that reads each tied item once (two maps would fetch each item twice).
-    ids = [candidates[k].id for k in order[in_run].tolist()]
-    # By id over all the tied candidates, then stably by run: id order within each run.
-    by_id = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
-    within = by_id[np.argsort(run[by_id], kind="stable")]
-    order[in_run] = order[in_run][within]
+    in_run, run = runs
+    pos = order[in_run]
+    # By run, then id: id order within each run of equal scores.
+    order[in_run] = pos[np.lexsort((id_ranks(candidates, pos), run))]
     return order
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..bounds import dantzig_bound
 from ..items import Item, Problem, Selection
+from ..ties import equal_runs, id_ranks
 from .base import Strategy
 
 __all__ = ["Greedy", "density_order", "density_order_arrays", "greedy_fill", "fill_arrays",
@@ -48,20 +49,14 @@ def _order_by_keys(candidates: Sequence[Item], neg_density: np.ndarray, neg_scor
     # One float sort (the unstable default is the fastest): equal densities are rare, and their
     # runs are put in (score, id) order below, so the result does not depend on the sort.
     order = np.argsort(neg_density)
-    d = neg_density[order]
-    tied = np.zeros(len(order) + 1, dtype=bool)
-    np.equal(d[1:], d[:-1], out=tied[1:-1])
-    if not tied.any():
+    runs = equal_runs(neg_density[order])
+    if runs is None:
         return order
-    # All runs in one sort: by run, then score, then id (ids are unique). A loop over runs costs a
-    # Python call per run, and with many items the runs grow faster than the items.
-    in_run = np.flatnonzero(tied[1:] | tied[:-1])
-    run = np.cumsum(~tied[in_run])
+    # All runs in one sort: by run, then score, then id, then position (for equal ids). A loop over
+    # runs costs a Python call per run, and with many items the runs grow faster than the items.
+    in_run, run = runs
     pos = order[in_run]
-    ids = [candidates[k].id for k in pos.tolist()]
-    id_rank = np.empty(len(ids), dtype=np.int64)
-    id_rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
-    order[in_run] = pos[np.lexsort((id_rank, neg_score[pos], run))]
+    order[in_run] = pos[np.lexsort((pos, id_ranks(candidates, pos), neg_score[pos], run))]
     return order
 
 
