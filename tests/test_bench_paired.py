@@ -59,7 +59,7 @@ def _ref_dp(_):
 
 def build_suite(quick):
     return [
-        TinyCase("strategy/density_order_10k", lambda: _items(10_000, 1), density_order,
+        TinyCase("strategy/density_order_40k", lambda: _items(40_000, 1), density_order,
                  lambda order: {"first": order[:5]}),
         TinyCase("strategy/dantzig_bound_10k", lambda: _items(10_000, 2), lambda items: dantzig_bound(items, 25_000),
                  lambda bound: {"best": round(bound, 6)}),
@@ -116,10 +116,10 @@ def test_planted_2x_is_a_regression_of_that_case_only(repo):
     _git(repo, "commit", "-q", "-am", "planted 2x")
     report = _check(repo, floor=0.002)
     assert report.mode == "paired" and "REF" in report.description
-    assert [r.name for r in report.failed] == ["strategy/density_order_10k"]
+    assert [r.name for r in report.failed] == ["strategy/density_order_40k"]
     row = report.failed[0]
     assert row.speed == SLOWER and row.paired.low > 1.3 and row.quality == "ok"
-    assert "strategy/density_order_10k" in [r.name for r in report.rows if r.paired is not None]
+    assert "strategy/density_order_40k" in [r.name for r in report.rows if r.paired is not None]
     _git(repo, "checkout", "-q", "main")
 
 
@@ -144,10 +144,10 @@ def test_quality_drop_against_ref_fails(repo):
                       "    return _once(candidates)[::-1]\n")
     report = _check(repo, rounds=1, pairs=1, floor=60.0)  # quality only: no speed verdict can fail
     rows = {r.name: r for r in report.rows}
-    assert [r.name for r in report.failed] == ["strategy/density_order_10k"]
-    assert rows["strategy/density_order_10k"].quality == "changed"
-    assert "first:" in rows["strategy/density_order_10k"].notes[-1]
-    assert {rows[n].quality for n in rows if n != "strategy/density_order_10k"} == {"ok"}
+    assert [r.name for r in report.failed] == ["strategy/density_order_40k"]
+    assert rows["strategy/density_order_40k"].quality == "changed"
+    assert "first:" in rows["strategy/density_order_40k"].notes[-1]
+    assert {rows[n].quality for n in rows if n != "strategy/density_order_40k"} == {"ok"}
     _plant(repo, None)
 
 
@@ -188,11 +188,11 @@ def test_a_tree_from_before_the_rename_is_timed_with_its_old_import_names(tmp_pa
 
 def test_no_history_mode_pairs_cases_with_their_reference(repo):
     _plant(repo, None)
-    baseline = {"cases": {"strategy/density_order_10k": {"quality": {}, "ratio_to_reference": 1e-9}}}
+    baseline = {"cases": {"strategy/density_order_40k": {"quality": {}, "ratio_to_reference": 1e-9}}}
     report = run_check(repo=repo, no_history=True, baseline=baseline, suite_file=repo / "tiny_suite.py",
-                       cases=["strategy/density_order_10k"], rounds=1, pairs=3, floor=0.0)
+                       cases=["strategy/density_order_40k"], rounds=1, pairs=3, floor=0.0)
     assert report.mode == "reference cases" and "no git history" in report.description
     # A recorded ratio a billion times smaller than today's: the case reads as slower than recorded.
-    assert [(r.name, r.speed) for r in report.failed] == [("strategy/density_order_10k", SLOWER)]
+    assert [(r.name, r.speed) for r in report.failed] == [("strategy/density_order_40k", SLOWER)]
     with pytest.raises(ValueError, match="update-baseline"):
         run_check(repo=repo, no_history=True, baseline=None, suite_file=repo / "tiny_suite.py")
