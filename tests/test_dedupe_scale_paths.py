@@ -74,7 +74,8 @@ def test_dense_ids_from_the_first_table_or_the_full_one(vocab):
 
     # A first table of 1,024 slots, crowded past 128 taken slots: 100 words fit (some of them losing
     # their slot to another), 300 fall back to the full table.
-    with mock.patch.object(shingle_ids, "_FIRST_TABLE_BITS", 10), mock.patch.object(shingle_ids, "_table_ids", recorded):
+    with (mock.patch.object(shingle_ids, "_FIRST_TABLE_BITS", 10),
+          mock.patch.object(shingle_ids, "_table_ids", recorded)):
         ids, _, n_ids = shingle_ids.dense_ids(codes, np.array([len(codes)]))
     distinct = len(set(codes.tolist()))
     assert tried == ([True] if vocab <= 100 else [False, True])

@@ -184,8 +184,8 @@ def test_objective_value_rejects_negative_scores_and_bad_lam():
     assert objective_value([Item("p", "y", -5.0, 1, pinned=True), pos], lam=0.0) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("batch", [0, -1, 1.5, True])
-def test_lazy_greedy_rejects_a_batch_that_could_not_refresh(batch):
+@pytest.mark.parametrize("batch, error", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_lazy_greedy_rejects_a_batch_that_could_not_refresh(batch, error):
     f = SubmodularObjective((Item("a", "x y z", 1.0, 1),), lam=0.5)
-    with pytest.raises(ValueError, match="batch must be an int >= 1"):
+    with pytest.raises(error, match="batch must be an int >= 1"):
         lazy_greedy(f, [1], 1, 1.0, batch=batch)

@@ -48,8 +48,8 @@ from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shar
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
 
-__all__ = ["dedupe_indexed", "kept_flags_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes", "distinct_shingles",
-           "shared_ranks"]
+__all__ = ["dedupe_indexed", "kept_flags_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes",
+           "distinct_shingles", "shared_ranks"]
 
 # The batch path is taken while the candidate pairs stay within this many per text (plus a base):
 # past that a few prefix ranks are held by many texts, and the anchor loop, which only indexes

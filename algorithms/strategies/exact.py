@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import math
 import time
-from types import MappingProxyType
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np

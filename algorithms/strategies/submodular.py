@@ -186,7 +186,9 @@ def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: flo
     call costs about what one Python-level gain does. Every gain comes
     from `SubmodularObjective.gains`, so equal candidates get equal ratios.
     """
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+    if isinstance(batch, bool) or not isinstance(batch, int):
+        raise TypeError(f"lazy_greedy: batch must be an int >= 1, got {batch!r}")
+    if batch < 1:
         raise ValueError(f"lazy_greedy: batch must be an int >= 1, got {batch!r}")
     sums, cover = f.state()
     cost = [float(t) ** r for t in tokens]

@@ -11,9 +11,9 @@ or "pareto" where the lexicographic tie-break does not fit in memory; "none" wou
 set can differ between runs). ``--only jooken`` keeps the classes whose label contains "jooken".
 
 Pisinger's `combo` is not available here to run side by side, and the per-class
-times of Pisinger (2005)'s tables were not at hand; the only figure this project
-has is the project's issue 14 ("combo is published at <= 0.29 s" on these classes at
-n = 2,000, on a 2004 machine), which could not be checked against the paper.
+times of Pisinger (2005)'s tables were not at hand; the only figure this project has
+is its issue 14's ("combo is published at <= 0.29 s" on these classes at n = 2,000,
+on a 2004 machine), which could not be checked against the paper.
 """
 
 from __future__ import annotations
@@ -103,7 +103,8 @@ def format_hard(rows: list[dict[str, Any]]) -> str:
             return "refused"
         return f"{r['seconds']:.3f}{'' if r['optimal'] else '*'}"
 
-    lines = [f"{'n':>5} {'class':<30} {'exact s':>9} {'bnb s':>9} {'dp s':>9} {'proven':>6} {'x best':>7} agree tie_break",
+    lines = [f"{'n':>5} {'class':<30} {'exact s':>9} {'bnb s':>9} {'dp s':>9} {'proven':>6} {'x best':>7} "
+             "agree tie_break",
              "-" * 96]
     for row in rows:
         others = [row[s]["seconds"] for s in ("bnb", "exact_dp") if row[s]["optimal"]]
