@@ -108,3 +108,20 @@ def test_subset_sum_instances_take_the_bitset_dp_to_the_same_canonical_set(path,
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.indices == _lex_first_optimum(tokens, scores, room)
     assert dp_module.subset_sum_lex(tokens, room)[0] == list(_lex_first_optimum(tokens, tokens, room))
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=tied)
+def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(case):
+    tokens, _, room = case
+    scores = [float(w) for w in tokens]  # proportional: every set on the Pareto front, the bitset DP is cheap
+
+    def no_lists(*args, **kwargs):
+        raise AssertionError("pareto_lex run on a subset-sum core that the DP fits")
+
+    with pytest.MonkeyPatch.context() as mp:
+        _paths(mp, "bnb_lists")  # lists first whenever the cost model allows it
+        mp.setattr(exact_module, "pareto_lex", no_lists)
+        sel = Exact().select(_problem(tokens, scores, room))
+    assert sel.optimal is True and sel.info["tie_break"] == "lex"
+    assert sel.indices == _lex_first_optimum(tokens, scores, room)

@@ -247,7 +247,13 @@ class Exact(Strategy):
         need, est = dp_cost(core_w, canon.room)
         # Where the DP fits, the Pareto lists go first only when they should cost under half of it
         # (few distinct sizes, as in Jooken's class at small n); their cap makes a wrong guess cheap.
-        lex_bytes = _LEX_MAX_BYTES if need > cap else _lex_budget(len(core), est)
+        # Not on subset sum: the bitset DP is far below `est` there, and every state is on the front.
+        if need > cap:
+            lex_bytes = _LEX_MAX_BYTES
+        elif _proportional(core_w, profits[core]):
+            lex_bytes = 0.0
+        else:
+            lex_bytes = _lex_budget(len(core), est)
         if lex_bytes > 0:
             target = float(profits[best].sum()) - float(profits[fixed].sum())
             try:
