@@ -190,8 +190,8 @@ def pareto_lex(tokens: Sequence[int], profits: Sequence[float], room: int, targe
         target: A profit some feasible set reaches: the optimum, or a lower bound such as a greedy set's.
         deadline: A `time.perf_counter()` value; past it the search stops between two items.
         max_bytes: Cap on the stored lists; None comes back when they would exceed it, or when the
-            lists stored so far plus the current one kept for every item still to come pass twice
-            the cap.
+            lists stored so far plus the current one, growing as it has for the items still to
+            come, would pass twice the cap.
 
     Returns:
         Positions in increasing order, or None when the lists outgrew `max_bytes`.
@@ -216,10 +216,11 @@ def pareto_lex(tokens: Sequence[int], profits: Sequence[float], room: int, targe
         keep &= _tight(sP + lp((room - sW).astype(np.float64))) >= target
         W, P = sW[keep], sP[keep]
         stored += 16 * len(W)
-        # Lists rarely shrink, and growing ones cost the most at the end: give up as soon as the
-        # current list, kept for each item still to come, would pass twice the cap.
+        # Lists rarely shrink; they mostly grow with the items seen (done). Give up as soon as the
+        # current list, growing at that rate over the k items still to come, would pass twice the cap.
+        done = n - k
         if (stored + PARETO_STATE_BYTES * len(W) > max_bytes
-                or stored + 16 * len(W) * k > 2 * max_bytes):
+                or stored + 16 * len(W) * k * (n + done) / (2 * done) > 2 * max_bytes):
             return None
         layers.append((W, P))
     if not len(W):
