@@ -93,6 +93,20 @@ def test_visiting_order_is_the_rule_order(fields):
     assert [items[k].id for k in visiting_order(items).tolist()] == [it.id for it in dedupe_order(items)]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from([0.0, -0.0, 1.0, 2.5])), max_size=30),
+       st.data())
+def test_visiting_order_of_a_subset_is_the_order_restricted_to_it(fields, data):
+    # Repeated ids too: equal (score, id) pairs stay in input order, as the rule's stable sorts leave them.
+    items = [Item(i, "", score, 1) for i, score in fields]
+    assert [items[k] for k in visiting_order(items).tolist()] == dedupe_order(items)
+    assert [id(items[k]) for k in visiting_order(items).tolist()] == [id(it) for it in dedupe_order(items)]
+    keep = data.draw(st.lists(st.booleans(), min_size=len(items), max_size=len(items)))
+    subset = [k for k in range(len(items)) if keep[k]]
+    restricted = [k for k in visiting_order(items).tolist() if keep[k]]
+    assert [subset[k] for k in visiting_order([items[k] for k in subset]).tolist()] == restricted
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["a", "B", "7", "é", "bb"]), max_size=12).map(" ".join), max_size=30),
        st.sampled_from([4, 16, 1 << 18]), st.booleans())

@@ -60,6 +60,18 @@ def test_item_is_frozen():
         it.score = 2.0
 
 
+def test_item_survives_pickle_and_copy():
+    import copy
+    import pickle
+
+    it = Item("x", "some text", 0.5, 3, pinned=True, source="doc", embedding=[1.0, 2.0])
+    for other in (pickle.loads(pickle.dumps(it)), copy.deepcopy(it), copy.copy(it)):
+        assert other == it and hash(other) == hash(it)
+        assert other.embedding.tolist() == [1.0, 2.0] and other.source == "doc" and other.pinned
+        with pytest.raises(AttributeError):
+            other.score = 2.0
+
+
 def test_packing_is_an_immutable_sequence():
     a, b = Item("a", "x", 1.0, 2), Item("b", "y", 2.5, 3)
     p = Packing([a, b], budget=10, strategy="greedy")

@@ -130,11 +130,12 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
     candidates = candidates if isinstance(candidates, list) else list(candidates)
     if threshold <= 0.0:  # Jaccard >= 0 holds for every pair: the first anchor absorbs the rest
         return absorb_all(dedupe_order(candidates), list(pinned))
-    order, keep, dropped = _decide(candidates, list(pinned), threshold)
-    if keep is None:
+    flags, dropped = _decide(candidates, list(pinned), threshold)
+    order = visiting_order(candidates)
+    if flags is None:
         visit = map(candidates.__getitem__, order.tolist())
         return [it for it in visit if it.id not in dropped], dropped
-    return list(map(candidates.__getitem__, order[keep].tolist())), dropped
+    return list(map(candidates.__getitem__, order[flags[order]].tolist())), dropped
 
 
 def kept_flags_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
@@ -144,23 +145,20 @@ def kept_flags_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
     if threshold <= 0.0:
         kept, dropped = absorb_all(dedupe_order(candidates), list(pinned))
         return [it.id not in dropped for it in candidates], dropped
-    order, keep, dropped = _decide(candidates, list(pinned), threshold)
-    if keep is None:
+    flags, dropped = _decide(candidates, list(pinned), threshold)
+    if flags is None:
         return [it.id not in dropped for it in candidates], dropped
-    flags = np.empty(len(order), dtype=bool)
-    flags[order] = keep
     return flags.tolist(), dropped
 
 
 def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
-            ) -> tuple[np.ndarray, np.ndarray | None, dict[str, str]]:
-    """(visiting order as positions, kept flag per visited candidate or None, dropped id -> partner id).
+            ) -> tuple[np.ndarray | None, dict[str, str]]:
+    """(kept flag per candidate in input order, dropped id -> partner id).
 
     The flags are None where only the dropped map is known (the anchor loop).
     """
     if not candidates:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), {}
-    order = visiting_order(candidates)
+        return np.zeros(0, dtype=bool), {}
     n_pinned = len(anchors_first)
     # (A copy of the candidates list touches every item: only made when there are pinned ones.)
     inputs = anchors_first + candidates if anchors_first else candidates
@@ -169,26 +167,29 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     # miss per text once the texts outgrow the cache); the filter does not depend on the order.
     codes, lens = word_codes(list(map(attrgetter("text"), inputs)), exact=True)
     mask = may_match(codes, lens, threshold)
+    # Texts proven unable to match are kept and never absorb anything, so only the others need the
+    # visiting order: the rule's order of them alone is the whole order restricted to them, and
+    # sorting them alone reads a fraction of the items (and has far fewer ties to break by id).
+    active_c = np.flatnonzero(mask[n_pinned:])
+    visit = active_c[visiting_order([candidates[k] for k in active_c.tolist()])]
+    active_p = np.flatnonzero(mask[:n_pinned])
     # The join's order: pinned anchors in input order, then the candidates in visiting order.
-    source = np.concatenate([np.arange(n_pinned, dtype=np.int64), order + n_pinned])
-    # Texts proven unable to match are left out: they are kept and never absorb anything.
-    active_a = np.flatnonzero(mask[source])
-    active_src = source[active_a]
+    active_src = np.concatenate([active_p, visit + n_pinned])
     # The active texts' codes, gathered by word ranges (a mask over every word costs far more).
     active_lens = lens[active_src]
     first_word = np.cumsum(lens)[active_src] - active_lens
     at = np.repeat(first_word - (np.cumsum(active_lens) - active_lens), active_lens)
     at += np.arange(len(at))
     # The active texts' ids, in one pass reading each item once.
-    dropped, dropped_at = _join([inputs[k].id for k in active_src.tolist()],
-                                int(np.count_nonzero(active_a < n_pinned)), threshold, codes[at], active_lens)
+    dropped, dropped_at = _join([inputs[k].id for k in active_src.tolist()], len(active_p), threshold,
+                                codes[at], active_lens)
     if dropped_at is None and dropped:
-        return order, None, dropped
-    # The dropped texts' visiting positions are known: a mask is cheaper than a look-up per item.
-    keep = np.ones(len(order), dtype=bool)
+        return None, dropped
+    # The dropped texts' positions are known: a mask is cheaper than a look-up per item.
+    flags = np.ones(len(candidates), dtype=bool)
     if dropped:
-        keep[active_a[dropped_at] - n_pinned] = False
-    return order, keep, dropped
+        flags[active_src[dropped_at] - n_pinned] = False
+    return flags, dropped
 
 
 def _join(ids: list[str], n_pinned: int, threshold: float, codes: np.ndarray,

@@ -64,7 +64,8 @@ def visiting_order(candidates: Sequence[Item]) -> np.ndarray:
 
     For callers that read the candidates in input order (where they lie in
     memory) and only need to know where each one is visited: the scores are
-    sorted as floats, and only runs of equal scores are put in id order.
+    sorted as floats, and only runs of equal scores are put in id order (equal
+    ids in input order).
     """
     import numpy as np  # lazy: the rule itself needs no numpy
 
@@ -78,8 +79,13 @@ def visiting_order(candidates: Sequence[Item]) -> np.ndarray:
         return order
     in_run, run = runs
     pos = order[in_run]
-    # By run, then id: id order within each run of equal scores.
-    order[in_run] = pos[np.lexsort((id_ranks(candidates, pos), run))]
+    # By run, then id: id order within each run of equal scores. The id ranks are taken in input order,
+    # so equal ids stay in input order as `dedupe_order`'s stable sorts leave them (and the order of any
+    # subset, listed in input order, is this order restricted to it).
+    by_pos = np.argsort(pos)
+    ranks = np.empty(len(pos), dtype=np.int64)
+    ranks[by_pos] = id_ranks(candidates, pos[by_pos])
+    order[in_run] = pos[np.lexsort((ranks, run))]
     return order
 
 
