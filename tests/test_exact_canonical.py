@@ -45,11 +45,14 @@ def _paths(monkeypatch, path):
     elif path == "bnb":  # branch and bound proves, then the canonical step re-reduces and runs the DP
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
         monkeypatch.setattr(exact_module, "_MIN_SLICE", 30.0)  # time to prove even on a loaded machine
-    elif path.startswith("bnb_lists"):  # the tie-break tries the Pareto lists before the DP
+    elif path.startswith("bnb_lists") or path == "lists_first":  # the Pareto lists before the DP
         _paths(monkeypatch, "bnb")
         monkeypatch.setattr(exact_module, "_LEX_ITEM_SEC", 0.0)
-        # "capped": the lists get a few bytes, outgrow them, and the DP takes over.
+        # "capped": the lists get a few bytes, both before the probe and in the tie-break, outgrow
+        # them, and the DP takes over.
         monkeypatch.setattr(exact_module, "_LEX_BYTE_SEC", 1e12 if path.endswith("capped") else 1e-300)
+        if path == "bnb_lists":  # lists only in the tie-break, after branch and bound proved
+            monkeypatch.setattr(exact_module, "_LEX_FIRST_SHARE", 0.0)
     elif path == "race":  # no memory for the first DP: CP-SAT and branch and bound race
         real = exact_module.dp_cost
         calls = []
@@ -59,9 +62,11 @@ def _paths(monkeypatch, path):
             need, est = real(w, room)
             return (need if len(calls) > 1 else 2**60), est
         monkeypatch.setattr(exact_module, "dp_cost", first_refused)
+        # The lists at the greedy profit outgrow their cap, so the solvers must prove first.
+        monkeypatch.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
 
 
-@pytest.mark.parametrize("path", ["direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "race"])
+@pytest.mark.parametrize("path", ["direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "lists_first", "race"])
 @settings(max_examples=120, deadline=None)
 @given(case=tied)
 def test_every_solver_path_returns_the_lexicographically_first_optimum(path, case):
@@ -72,8 +77,19 @@ def test_every_solver_path_returns_the_lexicographically_first_optimum(path, cas
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
     expected = {"direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "bnb_lists": {"bnb"},
-                "bnb_lists_capped": {"bnb"}, "race": {"bnb", "cpsat"}}[path]
-    assert sel.info["solver"] in expected | {"reduction", "trivial"}
+                "bnb_lists_capped": {"bnb"}, "lists_first": {"pareto_lex", "bnb"}, "race": {"bnb", "cpsat"}}[path]
+    assert sel.info["solver"] in expected | {"reduction", "trivial"}  # lists_first: "bnb" on a subset-sum core
+
+
+def test_lists_first_find_the_canonical_optimum_without_a_proof_first():
+    # Two sizes (as in Jooken's class), a greedy set one below the optimum, many optimal sets.
+    tokens, scores = [5, 5, 3, 3, 3, 5, 3], [6, 6, 4, 4, 4, 6, 4]
+    with pytest.MonkeyPatch.context() as mp:
+        _paths(mp, "lists_first")
+        mp.setattr(exact_module, "bnb_knapsack", lambda *args: pytest.fail("branch and bound ran"))
+        sel = Exact().select(_problem(tokens, scores, 11))
+    assert sel.info["solver"] == "pareto_lex" and sel.optimal is True
+    assert sel.indices == _lex_first_optimum(tokens, scores, 11)
 
 
 @settings(max_examples=150, deadline=None)
@@ -110,9 +126,10 @@ def test_subset_sum_instances_take_the_bitset_dp_to_the_same_canonical_set(path,
     assert dp_module.subset_sum_lex(tokens, room)[0] == list(_lex_first_optimum(tokens, tokens, room))
 
 
+@pytest.mark.parametrize("path", ["bnb_lists", "lists_first"])
 @settings(max_examples=60, deadline=None)
 @given(case=tied)
-def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(case):
+def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(path, case):
     tokens, _, room = case
     scores = [float(w) for w in tokens]  # proportional: every set on the Pareto front, the bitset DP is cheap
 
@@ -120,7 +137,7 @@ def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(case):
         raise AssertionError("pareto_lex run on a subset-sum core that the DP fits")
 
     with pytest.MonkeyPatch.context() as mp:
-        _paths(mp, "bnb_lists")  # lists first whenever the cost model allows it
+        _paths(mp, path)  # lists whenever the cost model allows them
         mp.setattr(exact_module, "pareto_lex", no_lists)
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["tie_break"] == "lex"

@@ -56,11 +56,13 @@ def test_pareto_knapsack_proves_the_brute_force_optimum(case, greedy_start):
 
 
 @settings(max_examples=300, deadline=None)
-@given(case=small)
-def test_pareto_lex_returns_the_lexicographically_first_optimum(case):
+@given(case=small, below=st.integers(0, 40))
+def test_pareto_lex_returns_the_lexicographically_first_optimum(case, below):
     tokens, profits, room = _fitting(case)
     value, lex = _lex_first(tokens, profits, room)
     assert pareto_lex(tokens, profits, room, value) == lex
+    # A target below the optimum (a greedy set's profit) keeps longer lists and gives the same set.
+    assert pareto_lex(tokens, profits, room, max(0, value - below)) == lex
 
 
 def test_pareto_lex_rejects_an_unreachable_target():
@@ -88,39 +90,45 @@ huge = st.integers(2, 11).flatmap(lambda n: st.tuples(
     st.integers(1, 9), st.integers(0, 5)))
 
 
-@pytest.mark.parametrize("path", ["pareto", "bnb"])
+@pytest.mark.parametrize("path", ["pareto_lex", "pareto", "bnb"])
 @settings(max_examples=100, deadline=None)
 @given(case=huge)
-def test_exact_without_room_for_the_dp_returns_the_lexicographically_first_optimum(path, case):
+def test_exact_without_room_for_the_dp_proves_the_optimum_on_every_path(path, case):
     sizes, profits, big, extra = case
     tokens = [a * 10**8 + b for a, b in sizes]
     room = max(max(tokens), big * 10**8 + extra)
     prob = Problem(tuple(Item(f"i{k}", "", float(p), w) for k, (w, p) in enumerate(zip(tokens, profits))), room)
     keep = [k for k, w in enumerate(tokens) if w <= room]
     with pytest.MonkeyPatch.context() as mp:
+        if path != "pareto_lex":  # the lists at the greedy profit outgrow their cap: a solver proves first
+            mp.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
         if path == "pareto":  # branch and bound never proves: the Pareto DP does
             mp.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
         sel = Exact(max_memory_mb=64).select(prob)
     value, lex = _lex_first([tokens[k] for k in keep], [profits[k] for k in keep], room)
     assert sel.optimal is True and sel.info["canonical"] is True
-    assert sel.indices == tuple(keep[q] for q in lex)
     assert sum(profits[k] for k in sel.indices) == value
     assert sel.info["solver"] in {path, "reduction", "trivial"}
+    if path == "pareto_lex":
+        assert sel.indices == tuple(keep[q] for q in lex) and sel.info["tie_break"] == "lex"
 
 
-def test_exact_proves_a_jooken_instance_with_capacity_1e9():
+@pytest.mark.parametrize("path", ["pareto_lex", "pareto"])
+def test_exact_proves_a_jooken_instance_with_capacity_1e9(path):
     from packbench.experiments.families import FAMILIES
     from packbench.algorithms.strategies.cpsat import cpsat_knapsack
 
     inst = next(FAMILIES["jooken"](n=60, c=10**9, g=4).instances(0))
     cands = tuple(i for i in inst.items if not i.pinned)
     prob = Problem(cands, inst.meta["budget"])
-    with pytest.MonkeyPatch.context() as mp:  # the Pareto DP proves, not the branch-and-bound slice
+    with pytest.MonkeyPatch.context() as mp:  # a Pareto-list DP proves, not the branch-and-bound slice
         mp.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
+        if path == "pareto":
+            mp.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
         sel = Exact(time_limit=60).select(prob)
     found, proven, _, _ = cpsat_knapsack([c.tokens for c in cands], [int(c.score) for c in cands],
                                          prob.room, 60.0)
-    assert proven and sel.optimal and sel.info["solver"] in ("pareto", "reduction")
+    assert proven and sel.optimal and sel.info["solver"] in (path, "reduction")
     assert sum(cands[k].score for k in sel.indices) == sum(cands[k].score for k in found)
     assert sum(cands[k].tokens for k in sel.indices) <= prob.room
 
@@ -136,9 +144,10 @@ def _lex_last_bnb(w, s, room, limit):
     return [k for k, b in enumerate(best[1]) if b], True, float(best[0])
 
 
+@pytest.mark.parametrize("no_lex", ["cap_zero", "lists_overflow"])
 @settings(max_examples=100, deadline=None)
 @given(case=huge)
-def test_without_memory_for_the_lexicographic_tie_break_every_path_gives_one_set(case):
+def test_without_memory_for_the_lexicographic_tie_break_every_path_gives_one_set(no_lex, case):
     sizes, profits, big, extra = case
     tokens = [a * 10**8 + b for a, b in sizes]
     room = max(max(tokens), big * 10**8 + extra)
@@ -147,7 +156,10 @@ def test_without_memory_for_the_lexicographic_tie_break_every_path_gives_one_set
     runs = []
     for bnb in ((lambda w, s, room, limit: ([], False, 0.0)), _lex_last_bnb):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(exact_module, "_LEX_MAX_BYTES", 0)  # pareto_lex never fits
+            if no_lex == "cap_zero":  # pareto_lex is never tried
+                mp.setattr(exact_module, "_LEX_MAX_BYTES", 0)
+            else:  # tried before the proof at the greedy profit, outgrows its cap, not tried again
+                mp.setattr(exact_module, "pareto_lex", lambda *args, **kwargs: None)
             mp.setattr(exact_module, "bnb_knapsack", bnb)
             runs.append(Exact(max_memory_mb=64).select(prob))
     pareto_run, bnb_run = runs

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["dp_cost", "dp_memory_bytes", "dp_knapsack", "dp_row_length", "subset_sum_bytes", "subset_sum_lex"]
+__all__ = ["canonical_dp", "dp_cost", "dp_memory_bytes", "dp_knapsack", "dp_row_length", "is_subset_sum",
+           "subset_sum_bytes", "subset_sum_lex"]
 
 # Bytes of a numpy array object plus its list slot, counted per stored bit array.
 ARRAY_OVERHEAD = 120
@@ -178,3 +179,42 @@ def subset_sum_lex(tokens: Sequence[int], room: int,
             chosen.append(pos)
             left -= w
     return chosen, target
+
+
+def is_subset_sum(tokens: np.ndarray, profits: np.ndarray) -> bool:
+    """True when every profit is the same multiple of its tokens (checked exactly, in integers).
+
+    Then every set is on the Pareto front and `subset_sum_lex` finds the canonical set far faster.
+    """
+    if not len(tokens):
+        return False
+    w0, p0 = int(tokens[0]), int(profits[0])
+    density = profits / tokens
+    if np.ptp(density) > 1e-12 * float(density.max()):
+        return False
+    return all(int(p) * w0 == p0 * int(w) for w, p in zip(tokens.tolist(), profits.tolist()))
+
+
+def canonical_dp(tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float | None = None,
+                 max_bytes: float = 2**30) -> list[int]:
+    """The lexicographically first optimum by DP, as `dp_knapsack` gives it.
+
+    On subset sum (`is_subset_sum`) the bitset DP gives the same set far faster, where its
+    bits fit in `max_bytes`.
+
+    Args:
+        tokens: Positive token counts, each <= room.
+        profits: Positive integral profits, same length.
+        room: Capacity.
+        deadline: A `time.perf_counter()` value; past it the DP stops between two items.
+        max_bytes: Cap on the bitset DP's memory; above it `dp_knapsack` runs instead.
+
+    Returns:
+        Positions of the chosen items, in increasing order.
+
+    Raises:
+        TimeoutError: The deadline passed.
+    """
+    if is_subset_sum(tokens, profits) and subset_sum_bytes(tokens, room) <= max_bytes:
+        return subset_sum_lex(np.asarray(tokens).tolist(), room, deadline=deadline)[0]
+    return dp_knapsack(np.asarray(tokens).tolist(), np.asarray(profits).tolist(), room, deadline=deadline)[0]

@@ -173,22 +173,25 @@ def pareto_knapsack(tokens: Sequence[int], profits: Sequence[float], room: int,
 
 def pareto_lex(tokens: Sequence[int], profits: Sequence[float], room: int, target: float,
                deadline: float | None = None, max_bytes: float = 2**30) -> list[int] | None:
-    """The lexicographically first set with profit >= `target` (the known optimum), or None past the cap.
+    """The lexicographically first optimal set, given a profit `target` some set reaches; None past the cap.
 
     Items are visited last to first, keeping for each suffix the Pareto list of
     (tokens, profit) states that can still reach the target with the items
-    before it (by their LP bound); the set is rebuilt first item first, taking
-    an item whenever the stored list of the items after it can complete the
-    target. The same rule as `dp_knapsack`'s, so the same set.
+    before it (by their LP bound). The last list holds whole sets, so its best
+    profit is the optimum whether `target` was the optimum or a lower bound on
+    it (a closer bound keeps shorter lists). The set is then rebuilt first item
+    first, taking an item whenever the stored list of the items after it can
+    complete the optimum: the same rule as `dp_knapsack`'s, so the same set.
 
     Args:
         tokens: Positive token counts, each <= room.
         profits: Positive integral profits (total below 2**53), same length.
         room: Capacity.
-        target: The optimal profit (a set reaching it must exist).
+        target: A profit some feasible set reaches: the optimum, or a lower bound such as a greedy set's.
         deadline: A `time.perf_counter()` value; past it the search stops between two items.
-        max_bytes: Cap on the stored lists; None comes back when they would exceed it, or when a
-            tenth of the items in, the lists kept so far project past twice the cap.
+        max_bytes: Cap on the stored lists; None comes back when they would exceed it, or when the
+            lists stored so far plus the current one, growing as it has for the items still to
+            come, would pass twice the cap.
 
     Returns:
         Positions in increasing order, or None when the lists outgrew `max_bytes`.
@@ -213,13 +216,17 @@ def pareto_lex(tokens: Sequence[int], profits: Sequence[float], room: int, targe
         keep &= _tight(sP + lp((room - sW).astype(np.float64))) >= target
         W, P = sW[keep], sP[keep]
         stored += 16 * len(W)
+        # Lists rarely shrink; they mostly grow with the items seen (done). Give up as soon as the
+        # current list, growing at that rate over the k items still to come, would pass twice the cap.
         done = n - k
-        # Lists rarely shrink: once a tenth of the items project past twice the cap, give up early.
         if (stored + PARETO_STATE_BYTES * len(W) > max_bytes
-                or (10 * done >= n and stored * n / done > 2 * max_bytes)):
+                or stored + 16 * len(W) * k * (n + done) / (2 * done) > 2 * max_bytes):
             return None
         layers.append((W, P))
-    chosen, left, need = [], int(room), float(target)
+    if not len(W):
+        raise ValueError(f"pareto_lex: no set reaches the target profit {target}")
+    # The last list holds whole sets: its best is the optimum, whether `target` was it or below it.
+    chosen, left, need = [], int(room), float(P.max())
     for k in range(n):
         after_W, after_P = layers[n - 1 - k]
         wk = int(w[k])

@@ -14,7 +14,7 @@ import numpy as np
 from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, real_in
-from ..solvers.dp import dp_cost, dp_knapsack, subset_sum_bytes, subset_sum_lex
+from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
 from ..solvers.pareto import pareto_knapsack, pareto_lex
 from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
@@ -31,6 +31,9 @@ _DP_DIRECT_SEC = 0.02
 # minimum slice); the DP, if it fits, then finishes within about (1 + share) times its own time.
 _PROBE_SHARE = 0.25
 _MIN_SLICE = 0.005
+# Where the Pareto lists look cheap, `pareto_lex` gets this share of the DP's estimate (in bytes)
+# to find the canonical optimum in one pass, before any probe.
+_LEX_FIRST_SHARE = _PROBE_SHARE
 # Without memory for the DP, branch and bound races CP-SAT with slices doubling from this.
 _RACE_SLICE = 0.05
 # Without memory for the DP, the Pareto-list DP gets this share of the limit left after a first
@@ -38,29 +41,27 @@ _RACE_SLICE = 0.05
 _PARETO_SHARE = 0.75
 # Cap on the Pareto lists the canonical tie-break stores when the capacity DP does not fit: a
 # byte count, not a time, so whether the tie-break is reached does not depend on the machine.
-_LEX_MAX_BYTES = 256 * 2**20
+# On Jooken's class lists past it took seconds where the Pareto-list proof took a tenth of that.
+_LEX_MAX_BYTES = 64 * 2**20
 # `pareto_lex`'s cost, measured on the hard families: about 40 us per item plus 4-28 ns per byte of
 # lists (the budget uses 8 ns). Used only to choose between two routes to the same set.
 _LEX_ITEM_SEC = 4e-5
 _LEX_BYTE_SEC = 8e-9
 
 
-def _lex_budget(n: int, dp_seconds: float) -> float:
-    """Bytes of Pareto lists expected to cost half the capacity DP's estimated time (0: not worth trying)."""
-    if n * _LEX_ITEM_SEC >= 0.5 * dp_seconds:
+def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, share: float) -> float:
+    """Bytes the lexicographic Pareto lists may store on a core (0: not worth trying).
+
+    Without memory for the capacity DP, `_LEX_MAX_BYTES`. Where the DP fits, what should cost
+    `share` of its estimated time (few distinct sizes, as in Jooken's class at small n): the cap
+    makes a wrong guess cheap. Never on subset sum: the bitset DP is far below `est` there, and
+    every state is on the front.
+    """
+    if need > cap:
+        return min(cap, _LEX_MAX_BYTES)
+    if is_subset_sum(w, p) or len(w) * _LEX_ITEM_SEC >= share * est:
         return 0.0
-    return 0.5 * dp_seconds / _LEX_BYTE_SEC
-
-
-def _proportional(tokens: np.ndarray, profits: np.ndarray) -> bool:
-    """True when every profit is the same multiple of its tokens (checked exactly, in integers)."""
-    if not len(tokens):
-        return False
-    w0, p0 = int(tokens[0]), int(profits[0])
-    density = profits / tokens
-    if np.ptp(density) > 1e-12 * float(density.max()):
-        return False
-    return all(int(p) * w0 == p0 * int(w) for w, p in zip(tokens.tolist(), profits.tolist()))
+    return min(cap, share * est / _LEX_BYTE_SEC)
 
 
 class _Cut(Exception):
@@ -82,36 +83,29 @@ class Exact(Strategy):
     2. Dantzig-bound reduction against (greedy incumbent - 1): the items it
        fixes agree with *every* optimum, so only the free "core" is open.
     3. The core goes to the lexicographic DP (`dp_knapsack`) at once when its
-       estimated time is tiny; otherwise OR-Tools branch and bound probes for
-       a quarter of the DP's estimate. When it proves the optimum V, the
-       reduction is redone against V - 1, which usually leaves a tiny core,
-       and the DP picks the canonical set there. Otherwise the DP solves the
-       core. When the DP would exceed ``max_memory_mb`` (rooms of 10^8 and
-       more), a short branch-and-bound slice comes first, then the Pareto-list
-       DP (`pareto_knapsack`, whose cost does not depend on the room, started
-       from the greedy set) for 75% of what is left, then CP-SAT (in a thread,
-       started from the best set) races branch and bound (rerun with doubling
-       slices) for the rest of the limit; the first proof stops the other. The
-       canonical set then comes from the capacity DP on the V - 1 core, or,
-       when that does not fit either, from `pareto_lex` with its lists capped
-       at 256 MiB. Every solver checks the clock between items or slices, so
-       the limit is honoured.
-    4. Where even `pareto_lex` does not fit (many optimal sets, as in Jooken's
-       class with c = 10^9), the optimum the Pareto-list DP proves stands in
-       (``info["tie_break"] = "pareto"`` instead of "lex"): not the
-       lexicographically first, but also the same on every run; the DP is run
-       for it if branch and bound proved first.
-    5. If the limit ends the search the best set found comes back with
-       ``optimal=False``, ``info["stopped"]`` and a proven bound; if only the
-       tie-break is out of reach (memory or time), the proving solver's
-       optimum comes back with ``info["canonical"] = False`` and
-       ``info["tie_break"] = "none"``: the one case where the set can differ
-       between runs.
+       estimated time is tiny. Where the Pareto lists look cheap, `pareto_lex`
+       then tries to find the canonical set in one pass, aiming at the greedy
+       profit (lists capped at a quarter of the DP's estimate; 64 MiB without
+       the DP). Next OR-Tools branch and bound probes for a quarter of the
+       DP's estimate; if it proves the optimum V, the DP picks the canonical
+       set on the core left by a reduction against V - 1, else the DP solves
+       the core. Without memory for the DP (rooms of 10^8 and more): a short
+       branch-and-bound slice, the Pareto-list DP (`pareto_knapsack`, cost
+       independent of the room, started from the greedy set) for 75% of what
+       is left, then CP-SAT racing branch and bound. Solvers check the clock
+       between items or slices.
+    4. Where no lexicographic tie-break fits (many optimal sets, as in
+       Jooken's class with c = 10^9), the optimum the Pareto-list DP proves
+       stands in (``info["tie_break"] = "pareto"``): also the same on every run.
+    5. At the limit the best set found comes back with ``optimal=False``,
+       ``info["stopped"]`` and a proven bound; if only the tie-break is out of
+       reach, ``info["canonical"] = False`` and ``info["tie_break"] = "none"``:
+       the one case where the set can differ between runs.
 
     ``info["solver"]`` names the stage that proved the optimum ("trivial",
-    "reduction", "exact_dp", "bnb", "pareto", "cpsat" or "time_limit"); it can differ between
-    runs on a loaded machine, the chosen set does not. ``info["limit_kind"]``
-    is "wall": the time limit is wall-clock.
+    "reduction", "exact_dp", "pareto_lex", "bnb", "pareto", "cpsat" or
+    "time_limit"); it can differ between runs on a loaded machine, the chosen
+    set does not. ``info["limit_kind"]`` is "wall": the time limit is wall-clock.
 
     Params:
         time_limit: Total seconds for the solvers (default 60).
@@ -157,8 +151,7 @@ class Exact(Strategy):
                info: dict[str, Any]) -> tuple[list[int], str]:
         """(positions of the canonical optimum, the stage that proved it); raises `_Cut` at the limit."""
         cap = self.params["max_memory_mb"] * 2**20
-        core = list(red.free)
-        fixed = list(red.fixed_in)
+        core, fixed = list(red.free), list(red.fixed_in)
         core_w = tokens[core]
         if not core or int(core_w.sum()) <= red.room:
             return fixed + core, "reduction"
@@ -167,8 +160,12 @@ class Exact(Strategy):
         dp_fits = need <= cap
         if dp_fits and est <= _DP_DIRECT_SEC:
             return fixed + self._dp(core, tokens, profits, red.room, deadline, red.incumbent), "exact_dp"
+        lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, _LEX_FIRST_SHARE)
+        found = self._lex_first(core, tokens, profits, red, deadline, lex_bytes) if lex_bytes else None
+        if found is not None:
+            return fixed + found, "pareto_lex"
         if not dp_fits:
-            return self._no_dp(core, fixed, tokens, profits, room, red, deadline, info, cap)
+            return self._no_dp(core, fixed, tokens, profits, room, red, deadline, info, cap, lex=not lex_bytes)
         slice_ = min(deadline - time.perf_counter(), max(_MIN_SLICE, _PROBE_SHARE * est))
         if slice_ <= 0:
             raise _Cut(list(red.incumbent))
@@ -178,12 +175,31 @@ class Exact(Strategy):
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
         return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
 
+    @staticmethod
+    def _lex_first(core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction, deadline: float,
+                   max_bytes: float) -> list[int] | None:
+        """The canonical optimum in one pass of `pareto_lex`, aiming at the greedy set's profit; None past the cap.
+
+        No proof first: the lists kept for the greedy profit hold the optimum too. Where they stay
+        short (few distinct sizes, as in Jooken's class) this beats branch and bound plus the tie-break.
+        """
+        # Every set scoring at least the greedy one contains the fixed items, so the core can reach this.
+        target = float(profits[list(red.incumbent)].sum()) - float(profits[list(red.fixed_in)].sum())
+        try:
+            found = pareto_lex(tokens[core], profits[core], red.room, target, deadline=deadline, max_bytes=max_bytes)
+        except TimeoutError:
+            raise _Cut(list(red.incumbent)) from None
+        return None if found is None else [core[q] for q in found]
+
     def _no_dp(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
-               red: Reduction, deadline: float, info: dict[str, Any], cap: float) -> tuple[list[int], str]:
+               red: Reduction, deadline: float, info: dict[str, Any], cap: float,
+               lex: bool = True) -> tuple[list[int], str]:
         """No memory for the capacity DP: a branch-and-bound slice, the Pareto-list DP, then the race.
 
         The Pareto DP's cost depends on how many partial solutions survive, not on the room, so it
         proves instances with capacities of 10^9 whose LP bound is too weak for branch and bound.
+        `lex` False: the lexicographic tie-break already failed its memory cap at the greedy
+        profit, so it is not tried again at the optimum (lists of about the same size).
         """
         core_w, core_p = tokens[core], profits[core]
         best = list(red.incumbent)
@@ -193,13 +209,13 @@ class Exact(Strategy):
             best = self._better(fixed + [core[q] for q in found], best, profits)
             if proven:
                 settle = functools.partial(self._pareto, core, fixed, tokens, profits, red, deadline, cap)
-                return self._canonical(best, tokens, profits, room, deadline, info, settle=settle), "bnb"
+                return self._canonical(best, tokens, profits, room, deadline, info, settle=settle, lex=lex), "bnb"
         until = time.perf_counter() + _PARETO_SHARE * (deadline - time.perf_counter())
         found, proven = self._pareto(core, fixed, tokens, profits, red, until, cap)
         if proven:
-            return self._canonical(found, tokens, profits, room, deadline, info, settled=found), "pareto"
+            return self._canonical(found, tokens, profits, room, deadline, info, settled=found, lex=lex), "pareto"
         best = self._better(found, best, profits)
-        return self._race(core, fixed, tokens, profits, room, red, best, deadline, info)
+        return self._race(core, fixed, tokens, profits, room, red, best, deadline, info, lex)
 
     @staticmethod
     def _pareto(core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction,
@@ -216,7 +232,8 @@ class Exact(Strategy):
         return fixed + [core[q] for q in found], proven
 
     def _race(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
-              red: Reduction, best: list[int], deadline: float, info: dict[str, Any]) -> tuple[list[int], str]:
+              red: Reduction, best: list[int], deadline: float, info: dict[str, Any],
+              lex: bool = True) -> tuple[list[int], str]:
         """No memory for the DP: CP-SAT races branch and bound (`race_bnb_cpsat`) for the rest of the limit."""
         where = {k: q for q, k in enumerate(core)}
         found_sets, winner = race_bnb_cpsat(tokens[core].tolist(), [int(p) for p in profits[core]], red.room,
@@ -226,11 +243,11 @@ class Exact(Strategy):
             best = self._better(fixed + [core[q] for q in found], best, profits)
         if winner is None:
             raise _Cut(best)
-        return self._canonical(best, tokens, profits, room, deadline, info), winner
+        return self._canonical(best, tokens, profits, room, deadline, info, lex=lex), winner
 
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
-                   settle: Callable[[], tuple[list[int], bool]] | None = None) -> list[int]:
+                   settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
@@ -245,20 +262,12 @@ class Exact(Strategy):
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
-        # Where the DP fits, the Pareto lists go first only when they should cost under half of it
-        # (few distinct sizes, as in Jooken's class at small n); their cap makes a wrong guess cheap.
-        # Not on subset sum: the bitset DP is far below `est` there, and every state is on the front.
-        if need > cap:
-            lex_bytes = _LEX_MAX_BYTES
-        elif _proportional(core_w, profits[core]):
-            lex_bytes = 0.0
-        else:
-            lex_bytes = _lex_budget(len(core), est)
+        # Where the DP fits, the lists go first when they should cost under half of it.
+        lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, 0.5) if lex else 0.0
         if lex_bytes > 0:
             target = float(profits[best].sum()) - float(profits[fixed].sum())
             try:
-                found = pareto_lex(core_w, profits[core], canon.room, target, deadline=deadline,
-                                   max_bytes=min(cap, lex_bytes))
+                found = pareto_lex(core_w, profits[core], canon.room, target, deadline=deadline, max_bytes=lex_bytes)
             except TimeoutError:
                 found = None
             if found is not None:
@@ -279,17 +288,9 @@ class Exact(Strategy):
 
     def _dp(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float,
             fallback) -> list[int]:
-        """The lexicographic DP on the core (positions into `tokens`); `_Cut` with `fallback` at the limit.
-
-        When every profit is the same multiple of its tokens (subset sum), the bitset DP gives the
-        same set far faster.
-        """
-        w, p = tokens[core], profits[core]
+        """`canonical_dp` on the core (positions into `tokens`); `_Cut` with `fallback` at the limit."""
         try:
-            if _proportional(w, p) and subset_sum_bytes(w, room) <= self.params["max_memory_mb"] * 2**20:
-                found, _ = subset_sum_lex(w.tolist(), room, deadline=deadline)
-            else:
-                found, _ = dp_knapsack(w.tolist(), p.tolist(), room, deadline=deadline)
+            found = canonical_dp(tokens[core], profits[core], room, deadline, self.params["max_memory_mb"] * 2**20)
         except TimeoutError:
             raise _Cut(list(fallback)) from None
         return [core[q] for q in found]
