@@ -90,20 +90,31 @@ huge = st.integers(2, 11).flatmap(lambda n: st.tuples(
     st.integers(1, 9), st.integers(0, 5)))
 
 
-@pytest.mark.parametrize("path", ["pareto_lex", "pareto", "bnb"])
-@settings(max_examples=100, deadline=None)
-@given(case=huge)
-def test_exact_without_room_for_the_dp_proves_the_optimum_on_every_path(path, case):
+def _huge_problem(case):
+    """(tokens, profits, room, problem) of a `huge` case: sizes of 10^8 and more, so the DP never fits."""
     sizes, profits, big, extra = case
     tokens = [a * 10**8 + b for a, b in sizes]
     room = max(max(tokens), big * 10**8 + extra)
     prob = Problem(tuple(Item(f"i{k}", "", float(p), w) for k, (w, p) in enumerate(zip(tokens, profits))), room)
+    return tokens, profits, room, prob
+
+
+def _never_proves(w, s, room, limit):
+    """A branch and bound that finds nothing and proves nothing: another solver must decide."""
+    return [], False, 0.0
+
+
+@pytest.mark.parametrize("path", ["pareto_lex", "pareto", "bnb"])
+@settings(max_examples=100, deadline=None)
+@given(case=huge)
+def test_exact_without_room_for_the_dp_proves_the_optimum_on_every_path(path, case):
+    tokens, profits, room, prob = _huge_problem(case)
     keep = [k for k, w in enumerate(tokens) if w <= room]
     with pytest.MonkeyPatch.context() as mp:
         if path != "pareto_lex":  # the lists at the greedy profit outgrow their cap: a solver proves first
             mp.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
         if path == "pareto":  # branch and bound never proves: the Pareto DP does
-            mp.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
+            mp.setattr(exact_module, "bnb_knapsack", _never_proves)
         sel = Exact(max_memory_mb=64).select(prob)
     value, lex = _lex_first([tokens[k] for k in keep], [profits[k] for k in keep], room)
     assert sel.optimal is True and sel.info["canonical"] is True
@@ -122,7 +133,7 @@ def test_exact_proves_a_jooken_instance_with_capacity_1e9(path):
     cands = tuple(i for i in inst.items if not i.pinned)
     prob = Problem(cands, inst.meta["budget"])
     with pytest.MonkeyPatch.context() as mp:  # a Pareto-list DP proves, not the branch-and-bound slice
-        mp.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
+        mp.setattr(exact_module, "bnb_knapsack", _never_proves)
         if path == "pareto":
             mp.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
         sel = Exact(time_limit=60).select(prob)
@@ -148,13 +159,10 @@ def _lex_last_bnb(w, s, room, limit):
 @settings(max_examples=100, deadline=None)
 @given(case=huge)
 def test_without_memory_for_the_lexicographic_tie_break_every_path_gives_one_set(no_lex, case):
-    sizes, profits, big, extra = case
-    tokens = [a * 10**8 + b for a, b in sizes]
-    room = max(max(tokens), big * 10**8 + extra)
-    prob = Problem(tuple(Item(f"i{k}", "", float(p), w) for k, (w, p) in enumerate(zip(tokens, profits))), room)
+    tokens, profits, room, prob = _huge_problem(case)
     value = _lex_first([w for w in tokens if w <= room], [p for w, p in zip(tokens, profits) if w <= room], room)[0]
     runs = []
-    for bnb in ((lambda w, s, room, limit: ([], False, 0.0)), _lex_last_bnb):
+    for bnb in (_never_proves, _lex_last_bnb):
         with pytest.MonkeyPatch.context() as mp:
             if no_lex == "cap_zero":  # pareto_lex is never tried
                 mp.setattr(exact_module, "_LEX_MAX_BYTES", 0)
