@@ -11,6 +11,7 @@ from packbench.algorithms.strategies.exact_dp import dp_knapsack
 from packbench.experiments.bench import build_suite, format_results
 from packbench.experiments.bench.reference import pure_python_dp, reference_pack, regex_word_count
 from packbench.experiments.bench.suite import dedupe_agreement, reference_for
+from packbench.experiments.bench.text_speed import interleaved, interleaved_split
 
 
 def test_suite_names_are_unique_and_quick_is_a_subset():
@@ -67,3 +68,13 @@ def test_every_timed_case_has_a_quick_reference_of_its_kind():
 
 def test_regex_word_count():
     assert regex_word_count(["Hello, world", "a-b c"]) == 5
+
+
+def test_text_speed_runs_the_cases_in_turn_and_reports_the_kernels_time_apart():
+    calls: list[str] = []
+    cases = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    split = interleaved_split(cases, 3)
+    assert calls == ["a", "b"] * 3  # round by round, so load hits both cases alike
+    assert set(split) == {"a", "b"}
+    assert all(wall >= 0.0 and kernel >= 0.0 for wall, kernel in split.values())
+    assert set(interleaved(cases, 2)) == {"a", "b"} and len(calls) == 10
