@@ -30,7 +30,7 @@ from .provenance import code_fingerprint
 from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, unavailable_reason
 from .schema import Status, make_row
 
-__all__ = ["run_unit", "run_chunk", "budget_tokens", "cell_code"]
+__all__ = ["run_unit", "unit_instances", "unit_rows", "run_chunk", "budget_tokens", "cell_code"]
 
 
 class _Skipped(Exception):
@@ -133,28 +133,24 @@ def cell_code(cell: Cell) -> str:
     return code_fingerprint(registry("strategy").lookup(cell.strategy), registry("order").lookup(cell.order))
 
 
-def run_unit(config: ExperimentConfig, pu: PlannedUnit, provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Run the planned runs of one unit and return their rows (never raises for a failing run).
+def unit_instances(pu: PlannedUnit) -> tuple[dict[str, Instance], str | None]:
+    """The instances of a unit's source by key, or why the source is unavailable (then no instances)."""
+    if pu.unavailable is not None:
+        return {}, pu.unavailable
+    try:
+        return {inst.key: inst for inst in source_registry().lookup(pu.unit.source)(**pu.unit.source_params)
+                .instances(pu.unit.seed)}, None
+    except SOURCE_UNAVAILABLE as exc:
+        return {}, unavailable_reason(pu.unit.source, exc)
 
-    Args:
-        config: The experiment.
-        pu: The unit and the runs to do.
-        provenance: Fields added to every row.
 
-    Returns:
-        One row per planned run, in plan order, each with the fingerprint of the code that ran it
-        (computed here, on the worker).
+def unit_rows(config: ExperimentConfig, pu: PlannedUnit, by_key: Mapping[str, Instance], unavailable: str | None,
+              refs: dict[str, dict], provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a unit's planned runs on instances already built (`unit_instances`).
+
+    `refs` holds the reference optima per instance key; runs of one instance share them.
     """
-    unavailable = pu.unavailable
-    by_key: dict[str, Instance] = {}
-    if unavailable is None:
-        try:
-            by_key = {inst.key: inst for inst in source_registry().lookup(pu.unit.source)(**pu.unit.source_params)
-                      .instances(pu.unit.seed)}
-        except SOURCE_UNAVAILABLE as exc:
-            unavailable = unavailable_reason(pu.unit.source, exc)
     rows = []
-    refs: dict[str, dict[tuple[int, float | None], Reference]] = {}
     for run in pu.runs():
         code = cell_code(run.cell)
         if unavailable is not None:
@@ -167,6 +163,22 @@ def run_unit(config: ExperimentConfig, pu: PlannedUnit, provenance: Mapping[str,
             rows.append(_row(config, run, by_key[run.instance], refs.setdefault(run.instance, {}), provenance,
                              code))
     return rows
+
+
+def run_unit(config: ExperimentConfig, pu: PlannedUnit, provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Run the planned runs of one unit and return their rows (never raises for a failing run).
+
+    Args:
+        config: The experiment.
+        pu: The unit and the runs to do.
+        provenance: Fields added to every row.
+
+    Returns:
+        One row per planned run, in plan order, each with the fingerprint of the code that ran it
+        (computed here, on the worker).
+    """
+    by_key, unavailable = unit_instances(pu)
+    return unit_rows(config, pu, by_key, unavailable, {}, provenance)
 
 
 def run_chunk(config: ExperimentConfig, provenance: Mapping[str, Any],

@@ -107,7 +107,6 @@ def _peek(out: Path, planned):
 
 
 def _dry_run(config, planned, state, workers: int, console) -> None:
-    from ..console import duration
     from ..estimate import calibrate, count_table
 
     rows = count_table(planned, state.pending)
@@ -118,12 +117,17 @@ def _dry_run(config, planned, state, workers: int, console) -> None:
     todo = sum(len(pu) for pu in state.pending)
     print(f"{'total':<{width[0]}}  {'':<{width[1]}}  {state.total:>10,}  {todo:>10,}")
     if todo:
-        from ..plan import counts
         est = calibrate(config, state.pending)
-        secs = est.seconds(counts(state.pending), workers)
+        secs = est.seconds(state.pending, workers)
         if secs is not None:
-            print(f"estimate: about {duration(secs)} on {workers} worker{'s' if workers != 1 else ''} "
-                  f"(calibrated on {est.sampled} runs in {est.calibration_seconds:.1f} s)")
+            print(f"estimate: {_about(secs, workers)} (calibrated on {est.sampled} runs in "
+                  f"{est.calibration_seconds:.1f} s)")
+
+
+def _about(seconds: float, workers: int) -> str:
+    from ..console import duration
+
+    return f"about {duration(seconds)} on {workers} worker{'s' if workers != 1 else ''}"
 
 
 def _confirm(todo: int, estimate: str, yes: bool, console) -> bool:
@@ -141,7 +145,7 @@ def main(args: argparse.Namespace) -> int:
     from ..console import Console, display_path, duration
     from ..corpora import data_notes
     from ..executors import make_executor
-    from ..plan import counts, plan
+    from ..plan import plan
     from ..runner import run_experiment
 
     workers = args.workers if args.workers is not None else available_cpus()
@@ -172,8 +176,8 @@ def main(args: argparse.Namespace) -> int:
     if todo > ESTIMATE_ABOVE:
         from ..estimate import calibrate
         est = calibrate(config, state.pending)
-        secs = est.seconds(counts(state.pending), workers)
-        estimate = "" if secs is None else f" (about {duration(secs)} on {workers} workers)"
+        secs = est.seconds(state.pending, workers)
+        estimate = "" if secs is None else f" ({_about(secs, workers)})"
         console.note(f"{config.name}: {state.total:,} runs planned in {time.monotonic() - started:.1f} s, "
                      f"{todo:,} to do{estimate}")
     if not _confirm(todo, estimate, args.yes, console):
