@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from packbench.experiments.bench import check
+from packbench.experiments.bench.abtest import ABResult
 from packbench.experiments.bench.baseline import baseline_diff, load_baseline, merge_baseline
 from packbench.experiments.bench.ci_output import Outcome, markdown_table, write_junit
 from packbench.experiments.bench.compare import (CHANGED, EQUIVALENT, FASTER, IMPROVED, NEW, OK, SLOWER,
@@ -137,3 +139,29 @@ def test_committed_baseline_covers_the_suite_with_reference_ratios():
     for case in build_suite(quick=True):
         entry = doc["cases"][case.name]
         assert entry["quality"] and (case.reference or entry["ratio_to_reference"] > 0), case.name
+
+
+
+def test_unsure_cases_are_timed_again_until_decided_within_the_follow_up_limit(monkeypatch):
+    # Six pairs at 2x with one disturbed pair at 1.0x: with 6 pairs the interval is min..max, so unsure.
+    first = {"slow": ([2.0] * 5 + [1.0], [1.0] * 6), "same": ([1.0] * 6, [1.0] * 6)}
+    later = ([2.0] * 6, [1.0] * 6)
+    calls: list[list[str] | None] = []
+
+    def fake_run_ab(a, b, cases=None, **kw):
+        calls.append(cases)
+        timings = first if cases is None else {n: later for n in cases}
+        return ABResult(a={n: list(x) for n, (x, _) in timings.items()}, b={n: list(y) for n, (_, y) in timings.items()})
+
+    monkeypatch.setattr(check, "run_ab", fake_run_ab)
+    res, extra = check._timed(("A", "B"), {}, {}, 1.3, 0.001, 0.95)
+    assert calls == [None, ["slow"]] and extra == 1  # only the unsure case, once
+    assert len(res.a["slow"]) == len(res.b["slow"]) == 12 and len(res.a["same"]) == 6
+    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == SLOWER
+
+    # A case that stays unsure is timed again at most FOLLOW_UPS times, then reported unsure (not failed).
+    first, later = {"slow": ([2.0, 2.0, 1.0], [1.0] * 3)}, ([2.0, 2.0, 1.0], [1.0] * 3)
+    calls.clear()
+    res, extra = check._timed(("A", "B"), {}, {}, 1.3, 0.001, 0.95)
+    assert extra == check.FOLLOW_UPS and len(calls) == 1 + check.FOLLOW_UPS
+    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == UNSURE
