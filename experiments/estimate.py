@@ -1,10 +1,10 @@
 """Before a large sweep: how many runs, per source and strategy, and about how long they will take.
 
-The estimate comes from a short calibration, within a few seconds. Each
-sampled unit's instances are built once (timed: a worker builds them once per
-unit, which for a corpus means reading and indexing it), then one pending run
-of each (source, strategy) pair is timed on them, the runs of an instance
-sharing its reference optimum as they do in a sweep. The total is the build
+The estimate comes from a short calibration, within a few seconds. A few
+pending runs of each (source, strategy) pair, spread over its runs, are timed;
+each unit they belong to is built once (timed apart: a worker builds a unit's
+instances once, which for a corpus means reading and indexing it), and the
+runs of an instance share its reference optimum as they do in a sweep. The total is the build
 time of every pending unit plus the time of every pending run; sources and
 pairs not reached get the mean of those that were.
 """
@@ -62,23 +62,46 @@ class Estimate:
         return max(loads)
 
 
+def _spread(k: int) -> float:
+    """The k-th fraction of 1/2, 1/4, 3/4, 1/8, 3/8, 5/8, 7/8, ...: any prefix covers [0, 1] evenly."""
+    level = (k + 1).bit_length() - 1
+    return (2 * (k + 1 - (1 << level)) + 1) / (2 << level)
+
+
+def _samples(pending: Sequence[PlannedUnit], per_pair: int) -> dict[tuple[str, str], list[tuple[PlannedUnit, int]]]:
+    """Per (source, strategy), up to `per_pair` of its pending runs spread over all of them, in `_spread` order.
+
+    Spread, not the first ones: sweeps usually grow along the plan (larger instances, longer
+    limits come later), so the first runs of a pair say little about its mean.
+    """
+    totals = counts(pending)
+    wanted = {pair: {int(_spread(k) * n): k for k in range(min(per_pair, n))} for pair, n in totals.items()}
+    seen: dict[tuple[str, str], int] = dict.fromkeys(totals, 0)
+    found: dict[tuple[str, str], dict[int, tuple[PlannedUnit, int]]] = {pair: {} for pair in totals}
+    for pu in pending:
+        n = len(pu.unit.cells)
+        for pos in range(len(pu.run_ids)) if pu.todo is None else pu.todo:
+            pair = (pu.unit.source, pu.unit.cells[pos % n].strategy)
+            k = wanted[pair].get(seen[pair])
+            if k is not None:
+                found[pair][k] = (pu, pos)
+            seen[pair] += 1
+    return {pair: [got[k] for k in sorted(got)] for pair, got in found.items() if got}
+
+
 def calibrate(config: ExperimentConfig, pending: Sequence[PlannedUnit], seconds: float = 3.0,
               per_pair: int = 5) -> Estimate:
     """Time up to `per_pair` pending runs of each (source, strategy) pair, for at most about `seconds`.
 
-    One untimed run first pays the one-off costs (imports, caches); each pair's
-    estimate is the median of its timed runs, each source's build the median of its timed builds.
+    The runs timed are spread over each pair's runs (`_samples`), and a pair's
+    estimate is their mean: a sweep's time is the sum of its runs, which a few
+    long ones (large instances) dominate. One untimed run first pays the one-off
+    costs (imports, caches); each source's build is the median of its timed builds.
     """
     from .measure import unit_instances, unit_rows
 
     start = time.perf_counter()
-    samples: dict[tuple[str, str], list[tuple[PlannedUnit, int]]] = {}
-    for pu in pending:
-        n = len(pu.unit.cells)
-        for pos in range(len(pu.run_ids)) if pu.todo is None else pu.todo:
-            got = samples.setdefault((pu.unit.source, pu.unit.cells[pos % n].strategy), [])
-            if len(got) < per_pair + 1:
-                got.append((pu, pos))
+    samples = _samples(pending, per_pair)
     if not samples:
         return Estimate({}, {}, 0, 0.0)
     pu, pos = next(iter(samples.values()))[0]
@@ -99,12 +122,12 @@ def calibrate(config: ExperimentConfig, pending: Sequence[PlannedUnit], seconds:
         return time.perf_counter() - t0
 
     times: dict[tuple[str, str], list[float]] = {pair: [] for pair in samples}
-    for k in range(1, per_pair + 1):
+    for k in range(per_pair):
         for pair, runs in samples.items():
-            if k >= len(runs) and times[pair] or time.perf_counter() - start > seconds and times[pair]:
+            if k >= len(runs) or times[pair] and time.perf_counter() - start > seconds:
                 continue
-            times[pair].append(timed_run(*runs[min(k, len(runs) - 1)]))
-    per_run = {pair: statistics.median(t) for pair, t in times.items() if t}
+            times[pair].append(timed_run(*runs[k]))
+    per_run = {pair: statistics.fmean(t) for pair, t in times.items() if t}
     per_build = {source: statistics.median(t) for source, t in builds.items()}
     return Estimate(per_run, per_build, sum(map(len, times.values())), time.perf_counter() - start)
 

@@ -52,3 +52,19 @@ def test_seconds_deals_units_longest_first_and_adds_each_units_build():
     done = [replace(pu, todo=()) for pu in pisinger]
     assert est.seconds(done, 1) == 0.0
     assert Estimate({}, {}, 0, 0.0).seconds(pisinger, 1) is None
+
+
+def test_samples_are_spread_over_each_pairs_runs_not_taken_from_the_start():
+    from packbench.experiments.estimate import _samples, _spread
+
+    assert [_spread(k) for k in range(7)] == [0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875]
+    planned = plan(parse_config(CONFIG))
+    samples = _samples(planned, 3)
+    assert set(samples) == set(counts(planned))
+    for (source, strategy), picked in samples.items():
+        # Every pending run of the pair, in plan order, and where the picks fall in that list.
+        runs = [(id(pu), pos) for pu in planned if pu.unit.source == source
+                for pos in range(len(pu.run_ids)) if pu.unit.cells[pos % len(pu.unit.cells)].strategy == strategy]
+        at = [runs.index((id(pu), pos)) for pu, pos in picked]
+        assert at == [int(f * len(runs)) for f in (0.5, 0.25, 0.75)]
+        assert len({pu.unit.seed for pu, _ in picked}) > 1  # both seeds' units, not the first alone
