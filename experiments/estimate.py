@@ -4,9 +4,9 @@ The estimate comes from a short calibration, within a few seconds. A few
 pending runs of each (source, strategy) pair, spread over its runs, are timed;
 each unit they belong to is built once (timed apart: a worker builds a unit's
 instances once, which for a corpus means reading and indexing it), and the
-runs of an instance share its reference optimum as they do in a sweep. The total is the build
-time of every pending unit plus the time of every pending run; sources and
-pairs not reached get the mean of those that were.
+runs of an instance share its reference optimum as they do in a sweep. The
+total is the build time of every pending unit plus the time of every pending
+run; sources and pairs not reached get the mean of those that were.
 """
 
 from __future__ import annotations

@@ -117,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, (sec, kernel) in split.items():
         print(f"   {name:>18} candidates: median {sec:.3f} s ({kernel:.3f} s of it in the kernel)")
     med = {name: sec for name, (sec, _) in split.items()}
-    user = {name: sec - kernel for name, (sec, kernel) in split.items()}
+    outside = {name: sec - kernel for name, (sec, kernel) in split.items()}
     print(f"   100k / 10k ratio: {med['100,000'] / med['10,000']:.1f}x with dedupe "
-          f"({user['100,000'] / user['10,000']:.1f}x leaving out the kernel's time), "
+          f"({outside['100,000'] / outside['10,000']:.1f}x leaving out the kernel's time), "
           f"{med['100,000 no dedupe'] / med['10,000 no dedupe']:.1f}x without")
 
     print("2. dedupe methods, 10,000 candidates, threshold 0.8")
