@@ -39,19 +39,20 @@ def test_calibration_builds_each_sampled_unit_once_and_times_every_pair(monkeypa
 
 def test_seconds_deals_units_longest_first_and_adds_each_units_build():
     planned = plan(parse_config(CONFIG))
-    pisinger = [pu for pu in planned if pu.unit.source == "pisinger"]
-    runs_per_unit = [sum(counts([pu]).values()) for pu in pisinger]
-    est = Estimate({("pisinger", "greedy"): 1.0, ("pisinger", "exact_dp"): 1.0}, {"pisinger": 10.0}, 2, 0.0)
-    unit_seconds = sorted((10.0 + n for n in runs_per_unit), reverse=True)
-    assert est.seconds(pisinger, 1) == sum(unit_seconds)
-    two = est.seconds(pisinger, 2)
-    # Never below the longest unit or an even split, never above the even split plus one unit.
-    assert max(unit_seconds[0], sum(unit_seconds) / 2) <= two <= sum(unit_seconds) / 2 + unit_seconds[0]
-    assert est.seconds(pisinger, len(pisinger) + 3) == unit_seconds[0]
+    assert [(pu.unit.source, len(pu)) for pu in planned] == [("pisinger", 4), ("pisinger", 4),
+                                                              ("retrieval", 4), ("retrieval", 4)]
+    per_run = dict.fromkeys(counts(planned), 1.0)
+    est = Estimate(per_run, {"pisinger": 10.0, "retrieval": 1.0}, 4, 0.0)
+    # Units of 10 + 4 = 14 s (pisinger) and 1 + 4 = 5 s (retrieval).
+    assert est.seconds(planned, 1) == 38.0
+    assert est.seconds(planned, 2) == 19.0  # 14 + 5 on each worker, not 14 + 14 on one
+    assert est.seconds(planned, 3) == 14.0  # the two short units share the third worker
+    assert est.seconds(planned, 8) == 14.0  # never below the longest unit
+    # A source that was not timed gets the mean build and run time of those that were.
+    assert Estimate({("pisinger", "greedy"): 2.0}, {"pisinger": 3.0}, 1, 0.0).seconds(planned[2:3], 1) == 11.0
     # Units with nothing left to do cost nothing, their build included.
-    done = [replace(pu, todo=()) for pu in pisinger]
-    assert est.seconds(done, 1) == 0.0
-    assert Estimate({}, {}, 0, 0.0).seconds(pisinger, 1) is None
+    assert est.seconds([replace(pu, todo=()) for pu in planned], 1) == 0.0
+    assert Estimate({}, {}, 0, 0.0).seconds(planned, 1) is None
 
 
 def test_samples_are_spread_over_each_pairs_runs_not_taken_from_the_start():

@@ -23,7 +23,7 @@ from typing import Any
 from .abtest import ABResult, Side, run_ab
 from .compare import ERROR, NEW, NONDETERMINISTIC, NOT_TIMED, OK, UNSURE, CheckRow, judge_quality, judge_speed
 from .revisions import RevisionError, default_ref, export_tree, git_toplevel, repo_root, resolve
-from .stats import paired
+from .stats import Paired, paired
 from .suite import reference_for
 
 __all__ = ["CheckReport", "run_check", "run_project_check", "project_ref", "source_root", "measure_reference_ratios"]
@@ -172,8 +172,8 @@ def run_project_check(workdir: Path, against: str, suite_file: Path, *, rounds: 
 
 
 def _speed(res: ABResult, name: str, ratios: dict[str, float], tolerance: float, floor: float,
-           confidence: float) -> tuple[str, str, Any]:
-    """(speed status, sentence, Paired or None) of one case; NOT_TIMED where it has no pairs to judge."""
+           confidence: float) -> tuple[str, str, Paired | None]:
+    """(speed status, sentence, paired summary or None) of one case; NOT_TIMED where it has no pairs to judge."""
     if name not in res.a or (ratios and name not in ratios):
         return NOT_TIMED, "", None
     scale = ratios.get(name, 1.0)

@@ -40,14 +40,17 @@ from packbench.algorithms.vectors import unit_rows
 
 from .workloads import random_candidates
 
+try:
+    import resource
+except ImportError:  # not on Windows
+    resource = None
+
 __all__ = ["interleaved", "interleaved_split", "numpy_mmr", "main"]
 
 
 def _kernel_seconds() -> float:
     """System CPU seconds of this process (getrusage's microseconds where there is one, else clock ticks)."""
-    try:
-        import resource
-    except ImportError:  # not on Windows
+    if resource is None:
         return os.times().system
     return resource.getrusage(resource.RUSAGE_SELF).ru_stime
 
