@@ -149,6 +149,8 @@ class Packing(Sequence):
         dropped: Id of each candidate removed as a duplicate -> id of the kept or
             pinned item it duplicated.
         seconds: Wall time of dedupe plus selection.
+        stages: CPU seconds (`time.process_time`) of each stage that ran: ``dedupe``, ``select``
+            (the strategy), ``order``, ``fill`` and ``pack`` (the whole call, validation included).
         over_budget: True with `pinned_overflow="clamp"` when the pinned items
             alone exceed the budget, or when a peer adapter (a strategy with
             ``may_exceed_budget``) chose more than the room; then ``info`` has
@@ -158,13 +160,13 @@ class Packing(Sequence):
     """
 
     __slots__ = ("_items", "score", "tokens", "budget", "strategy", "optimal", "upper_bound",
-                 "dropped", "seconds", "over_budget", "truncated", "info")
+                 "dropped", "seconds", "over_budget", "truncated", "info", "stages")
 
     def __init__(self, items: Sequence[Item], *, budget: int, strategy: str,
                  optimal: bool | None = None, upper_bound: float | None = None,
                  dropped: Mapping[str, str] | None = None, seconds: float = 0.0,
                  over_budget: bool = False, truncated: str | None = None,
-                 info: Mapping[str, Any] | None = None) -> None:
+                 info: Mapping[str, Any] | None = None, stages: Mapping[str, float] | None = None) -> None:
         sets = object.__setattr__
         sets(self, "_items", tuple(items))
         sets(self, "score", float(math.fsum(i.score for i in self._items)))
@@ -178,6 +180,7 @@ class Packing(Sequence):
         sets(self, "over_budget", over_budget)
         sets(self, "truncated", truncated)
         sets(self, "info", MappingProxyType(dict(info or {})))
+        sets(self, "stages", MappingProxyType(dict(stages or {})))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Packing is immutable")

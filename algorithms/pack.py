@@ -1,91 +1,64 @@
-"""`pack`: validate, dedupe, select, order."""
+"""`pack`: validate, resolve, dedupe, select, check, order, fill, assemble; each step a function below.
+
+Every call records the CPU time of its stages (`Packing.stages`): ``dedupe``, ``select`` (the
+strategy), ``order``, ``fill`` and ``pack`` (the whole call). `stage_calls` gives each stage as a
+call on the very inputs `pack` would give it, so a stage can be timed alone (the gate does).
+"""
 
 from __future__ import annotations
 
 import math
-import numbers
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
+from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import and_, attrgetter, ge, is_not, not_
+from operator import and_, attrgetter, ge, not_
 from typing import Any
 
 from .dedupe import DEDUPE_METHODS
-from .items import Item, Packing, Problem
+from .items import Item, Packing, Problem, Selection
 from .params import Param
 from .registry import FILLS, ORDERS, STRATEGIES
 from .strategies.base import Refused, check_selection
+from .strategies.function import FunctionStrategy
+from .validation import (check_near_dup, check_pinned_overflow, check_totals, validate_budget,
+                         validate_items)
 
-__all__ = ["pack", "validate_items", "validate_budget"]
+__all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 
-PINNED_OVERFLOW = ("raise", "clamp")
-# Token totals above this overflow int64 sums in numpy and the OR-Tools solvers.
-MAX_TOTAL_TOKENS = 2**62
-# Score totals above this overflow float sums (bounds add a fraction of an item to a total).
-MAX_TOTAL_SCORE = sys.float_info.max / 4
-
-
-def validate_items(items: Iterable[Item]) -> list[Item]:
-    """Check that `items` is a list of `Item` with unique ids.
-
-    Raises:
-        TypeError: An element is not an `Item` (the message gives its position).
-        ValueError: Two items share an id, or embeddings of different dimensions.
-    """
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-        raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
-    out = list(items)
-    seen: set[str] = set()
-    if set(map(type, out)) <= {Item}:
-        # Plain items (the usual case): C-level passes; the loop below would only find a repeated id.
-        ids = list(map(attrgetter("id"), out))
-        if len(set(ids)) < len(ids):
-            twice = next(i for i in ids if i in seen or seen.add(i))
-            raise ValueError(f"item {twice!r}: id is repeated (ids must be unique)")
-    else:
-        for pos, it in enumerate(out):
-            if not isinstance(it, Item):
-                raise TypeError(f"items[{pos}] must be an Item, got {type(it).__name__}")
-            if it.id in seen:
-                raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
-            seen.add(it.id)
-    # The embeddings that are set, found by a C-level filter: most items have none, and a Python
-    # loop over 10^5 items costs more than the rest of this check.
-    dims = set(map(len, filter(partial(is_not, None), map(attrgetter("embedding"), out))))
-    if len(dims) > 1:
-        embedded = [it for it in out if it.embedding is not None]
-        first = embedded[0]
-        other = next(it for it in embedded if len(it.embedding) != len(first.embedding))
-        raise ValueError(f"item {other.id!r}: embedding has {len(other.embedding)} dimensions, but item "
-                         f"{first.id!r} has {len(first.embedding)} (all embeddings must have one dimension)")
-    return out
+# The stages `Packing.stages` times, in the order they run.
+STAGES = ("dedupe", "select", "order", "fill", "pack")
 
 
-def validate_budget(budget: Any) -> int:
-    """Check that `budget` is a non-negative int (bools rejected)."""
-    if isinstance(budget, bool) or not isinstance(budget, numbers.Integral):
-        raise TypeError(f"budget must be a non-negative int, got {type(budget).__name__} {budget!r}")
-    if budget < 0:
-        raise ValueError(f"budget must be a non-negative int, got {budget!r}")
-    return int(budget)
+class _Stopwatch:
+    """CPU seconds per stage (`time.process_time`: all threads, waiting for a core excluded)."""
+
+    __slots__ = ("times", "_start", "_mark")
+
+    def __init__(self) -> None:
+        self.times: dict[str, float] = {}
+        self._start = self._mark = time.process_time()
+
+    def mark(self) -> None:
+        self._mark = time.process_time()
+
+    def lap(self, stage: str) -> None:
+        self.times[stage] = time.process_time() - self._mark
+
+    def total(self) -> dict[str, float]:
+        self.times["pack"] = time.process_time() - self._start
+        return self.times
 
 
-def _check_totals(items: list[Item]) -> None:
-    """Reject token and score totals that no numeric solver can add up without overflow."""
-    tokens = sum(map(attrgetter("tokens"), items))
-    if tokens > MAX_TOTAL_TOKENS:
-        raise ValueError(f"items: total tokens {tokens} exceed 2**62 (the largest the solvers can add up); "
-                         f"largest item {max(items, key=lambda it: it.tokens).id!r}")
-    try:
-        score = math.fsum(map(abs, map(attrgetter("score"), items)))
-    except OverflowError:
-        score = math.inf
-    if score > MAX_TOTAL_SCORE:
-        raise ValueError(f"items: the absolute scores add up to more than {MAX_TOTAL_SCORE:.3g} (a quarter of the "
-                         f"float range), so sums overflow; rescale the scores "
-                         f"(largest: item {max(items, key=lambda it: abs(it.score)).id!r})")
+@dataclass(frozen=True)
+class _Parts:
+    """The resolved components of one call."""
+
+    strategy: str
+    chooser: Any
+    arranger: Any
+    filler: Any
+    deduper: Any
 
 
 def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]],
@@ -107,14 +80,91 @@ def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Pa
     return routed
 
 
-def _check_near_dup(near_dup: Any) -> float | None:
+def _resolve(strategy: Any, order: Any, dedupe: Any, fill: Any, pinned_overflow: Any,
+             params: Mapping[str, Any]) -> _Parts:
+    """Look every component up, route the params to them and build them (in the order errors are reported)."""
+    strategy, strategy_cls = STRATEGIES.resolve(strategy)
+    order, order_cls = ORDERS.resolve(order)
+    deduper = DEDUPE_METHODS.lookup(dedupe)()
+    check_pinned_overflow(pinned_overflow)
+    fill, fill_cls = (None, None) if fill is None else FILLS.resolve(fill)
+    consumers = [(f"strategy {strategy!r}", strategy_cls.PARAMS), (f"order {order!r}", order_cls.PARAMS)]
+    if fill_cls is not None:
+        consumers.append((f"fill {fill!r}", fill_cls.PARAMS))
+    routed = _route(params, consumers, open_to=0 if strategy_cls.EXTRA_PARAMS else None)
+    filler = fill_cls(**routed[2]) if fill_cls is not None else None
+    return _Parts(strategy, strategy_cls(**routed[0]), order_cls(**routed[1]), filler, deduper)
+
+
+def _split_pinned(items: list[Item]) -> tuple[list[Item], list[Item]]:
+    """(pinned, candidates), both in input order."""
+    flags = list(map(attrgetter("pinned"), items))
+    # Without pinned items (the usual case) no pass over the items picks them out: each such pass
+    # touches every item, a cache miss apiece once there are 10^5 of them.
+    if not any(flags):
+        return [], items
+    return list(compress(items, flags)), list(compress(items, map(not_, flags)))
+
+
+def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: float | None) -> tuple[Any, dict]:
+    """(kept flag per candidate, dropped id -> the id it duplicates)."""
     if near_dup is None:
-        return None
-    if isinstance(near_dup, bool) or not isinstance(near_dup, numbers.Real) or not math.isfinite(near_dup):
-        raise TypeError(f"near_dup must be a number in [0, 1] or None, got {near_dup!r}")
-    if not 0.0 <= near_dup <= 1.0:
-        raise ValueError(f"near_dup must be in [0, 1] (or None to turn dedupe off), got {near_dup!r}")
-    return float(near_dup)
+        return repeat(True), {}
+    return deduper.kept_flags(candidates, pinned, near_dup)
+
+
+def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int) -> Problem:
+    """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room."""
+    # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
+    survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates), repeat(0.0)))))
+    # A room above the candidates' total changes no choice; capping it keeps a "no limit"
+    # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
+    return Problem(survivors, min(room, sum(map(attrgetter("tokens"), survivors))), tuple(pinned))
+
+
+def _refuse_or_pass(parts: _Parts, problem: Problem) -> None:
+    refusal = parts.chooser.skip(problem)
+    if refusal is not None:
+        raise Refused(parts.strategy, refusal)
+
+
+def _checked(parts: _Parts, problem: Problem, selection: Selection, room: int) -> tuple[tuple[int, ...], list[Item], int, dict]:
+    """(picked indices, chosen items, their tokens, info) once the selection passed its contract check."""
+    picked = check_selection(parts.strategy, problem, selection, may_exceed_room=parts.chooser.may_exceed_budget)
+    chosen = [problem.candidates[k] for k in picked]
+    used = sum(it.tokens for it in chosen)
+    info = dict(selection.info)
+    if used > room:
+        # Only a peer adapter may overflow (it counts words, or keeps the crossing item, as the peer
+        # ships it): it returns what the peer chose, marked, so the harness can count the violation.
+        info.update(budget_violation=True, over_tokens=used - room)
+    return picked, chosen, used, info
+
+
+def _unchosen(problem: Problem, picked: tuple[int, ...]) -> list[Item]:
+    """The candidates the strategy left, best first (what a fill draws from)."""
+    picked_set = set(picked)
+    return sorted((it for k, it in enumerate(problem.candidates) if k not in picked_set),
+                  key=lambda it: (-it.score, it.id))
+
+
+def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: _Parts, selection: Selection,
+              dropped: Mapping[str, str], seconds: float, truncated: str | None, over: bool, info: dict,
+              watch: _Stopwatch) -> Packing:
+    pinned_score = math.fsum(it.score for it in pinned)
+    upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
+    return Packing(pinned + list(ordered), budget=budget, strategy=parts.strategy, optimal=selection.optimal,
+                   upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
+                   over_budget=over, info=info, stages=watch.total())
+
+
+def _pinned_need(pinned: list[Item], budget: int, pinned_overflow: str) -> int:
+    """The pinned items' tokens; over the budget, an error with "raise" (with "clamp" the caller stops)."""
+    need = sum(it.tokens for it in pinned)
+    if need > budget and pinned_overflow == "raise":
+        raise ValueError(f"pinned items need {need} tokens, over the budget of {budget} "
+                         f"(pinned: {', '.join(it.id for it in pinned)})")
+    return need
 
 
 def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
@@ -149,7 +199,8 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         **params: Parameters of the strategy, order or fill (see `packbench list`).
 
     Returns:
-        The `Packing`: pinned items first in input order, then the chosen items.
+        The `Packing`: pinned items first in input order, then the chosen items; its ``stages``
+        holds the CPU seconds of each stage that ran (see `STAGES`).
 
     Raises:
         StrategyContractError: The strategy returned something it must not (an index out of range
@@ -161,69 +212,87 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
             items whose tokens add up to more than 2**62, or whose absolute
             scores add up to more than a quarter of the float range.
     """
+    watch = _Stopwatch()
     items = validate_items(items)
-    _check_totals(items)
-    budget = validate_budget(budget)
-    near_dup = _check_near_dup(near_dup)
-    strategy, strategy_cls = STRATEGIES.resolve(strategy)
-    order, order_cls = ORDERS.resolve(order)
-    deduper = DEDUPE_METHODS.lookup(dedupe)()
-    if pinned_overflow not in PINNED_OVERFLOW:
-        raise ValueError(f"pinned_overflow must be one of {list(PINNED_OVERFLOW)}, got {pinned_overflow!r}")
-    fill, fill_cls = (None, None) if fill is None else FILLS.resolve(fill)
-    consumers = [(f"strategy {strategy!r}", strategy_cls.PARAMS), (f"order {order!r}", order_cls.PARAMS)]
-    if fill_cls is not None:
-        consumers.append((f"fill {fill!r}", fill_cls.PARAMS))
-    routed = _route(params, consumers, open_to=0 if strategy_cls.EXTRA_PARAMS else None)
-    chooser, arranger = strategy_cls(**routed[0]), order_cls(**routed[1])
-    filler = fill_cls(**routed[2]) if fill_cls is not None else None
-
-    flags = list(map(attrgetter("pinned"), items))
-    # Without pinned items (the usual case) no pass over the items picks them out: each such pass
-    # touches every item, a cache miss apiece once there are 10^5 of them.
-    any_pinned = any(flags)
-    pinned = list(compress(items, flags)) if any_pinned else []
-    pinned_tokens = sum(it.tokens for it in pinned)
+    check_totals(items)
+    budget, near_dup = validate_budget(budget), check_near_dup(near_dup)
+    parts = _resolve(strategy, order, dedupe, fill, pinned_overflow, params)
+    pinned, candidates = _split_pinned(items)
+    pinned_tokens = _pinned_need(pinned, budget, pinned_overflow)
     if pinned_tokens > budget:
-        if pinned_overflow == "raise":
-            raise ValueError(f"pinned items need {pinned_tokens} tokens, over the budget of {budget} "
-                             f"(pinned: {', '.join(it.id for it in pinned)})")
-        return Packing(pinned, budget=budget, strategy=strategy, optimal=None, over_budget=True)
-
+        return Packing(pinned, budget=budget, strategy=parts.strategy, optimal=None, over_budget=True,
+                       stages=watch.total())
     start = time.perf_counter()
-    candidates = list(compress(items, map(not_, flags))) if any_pinned else items
-    if near_dup is None:
-        kept, dropped = repeat(True), {}
-    else:
-        kept, dropped = deduper.kept_flags(candidates, pinned, near_dup)
-    # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
-    survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates), repeat(0.0)))))
+    watch.mark()
+    kept, dropped = _dedupe(parts.deduper, candidates, pinned, near_dup)
+    watch.lap("dedupe")
     room = budget - pinned_tokens
-    # A room above the candidates' total changes no choice; capping it keeps a "no limit"
-    # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
-    problem = Problem(survivors, min(room, sum(map(attrgetter("tokens"), survivors))), tuple(pinned))
-    refusal = chooser.skip(problem)
-    if refusal is not None:
-        raise Refused(strategy, refusal)
-    selection = chooser.select(problem)
-    picked = check_selection(strategy, problem, selection, may_exceed_room=chooser.may_exceed_budget)
-    chosen = [survivors[k] for k in picked]
-    used = sum(it.tokens for it in chosen)
-    info = dict(selection.info)
-    if used > room:
-        # Only a peer adapter may overflow (it counts words, or keeps the crossing item, as the peer
-        # ships it): it returns what the peer chose, marked, so the harness can count the violation.
-        info.update(budget_violation=True, over_tokens=used - room)
-    ordered = arranger.arrange(chosen)
+    problem = _problem(candidates, kept, pinned, room)
+    _refuse_or_pass(parts, problem)
+    watch.mark()
+    selection = parts.chooser.select(problem)
+    watch.lap("select")
+    picked, chosen, used, info = _checked(parts, problem, selection, room)
+    watch.mark()
+    ordered = parts.arranger.arrange(chosen)
+    watch.lap("order")
     truncated = None
-    if filler is not None and used <= room:
-        picked_set = set(picked)
-        unchosen = sorted((it for k, it in enumerate(survivors) if k not in picked_set),
-                          key=lambda it: (-it.score, it.id))
-        ordered, truncated = filler.apply(ordered, unchosen, room - used)
-    seconds = time.perf_counter() - start
-    pinned_score = math.fsum(it.score for it in pinned)
-    upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
-    return Packing(pinned + list(ordered), budget=budget, strategy=strategy, optimal=selection.optimal,
-                   upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
-                   over_budget=used > room, info=info)
+    if parts.filler is not None and used <= room:
+        unchosen = _unchosen(problem, picked)
+        watch.mark()
+        ordered, truncated = parts.filler.apply(ordered, unchosen, room - used)
+        watch.lap("fill")
+    return _assemble(pinned, ordered, budget, parts, selection, dropped, time.perf_counter() - start,
+                     truncated, used > room, info, watch)
+
+
+def _strategy_call(parts: _Parts, problem: Problem) -> Callable[[], Any]:
+    """The strategy's own code on `problem`: for a plain function, the function alone.
+
+    A function strategy's `select` also checks what the function returned (a pass over all the
+    items); timing that would hide a fast function's own change, so the function is called
+    directly, with the arguments `FunctionStrategy.select` gives it.
+    """
+    chooser = parts.chooser
+    if isinstance(chooser, FunctionStrategy):
+        fn, args = type(chooser).func, [*problem.pinned, *problem.candidates]
+        total = problem.room + sum(it.tokens for it in problem.pinned)
+        return lambda: fn(args, total, **chooser.params)
+    return lambda: chooser.select(problem)
+
+
+def stage_calls(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
+                strategy: str | type | Callable[..., Any] = "greedy_best_single", order: str | type = "original",
+                dedupe: str = "exact", fill: str | type | None = None,
+                **params: Any) -> dict[str, Callable[[], Any]]:
+    """Each stage of one `pack` call as a call without arguments, on the inputs `pack` gives that stage.
+
+    Args:
+        items, budget, near_dup, strategy, order, dedupe, fill, **params: As for `pack`.
+
+    Returns:
+        ``{"dedupe", "select", "order", "pack"}`` callables (and ``"fill"`` with a fill); ``"select"``
+        runs the strategy's own code (see `_strategy_call`), ``"pack"`` the whole `pack` call.
+
+    Raises:
+        ValueError, TypeError: As `pack` raises them (the call is made once here).
+    """
+    items = validate_items(items)
+    kwargs = dict(strategy=strategy, order=order, dedupe=dedupe, fill=fill, **params)
+    pack(items, budget, near_dup, **kwargs)  # any error, as pack raises it
+    parts = _resolve(strategy, order, dedupe, fill, "raise", params)
+    pinned, candidates = _split_pinned(items)
+    room = budget - sum(it.tokens for it in pinned)
+    near_dup = check_near_dup(near_dup)
+    kept, _ = _dedupe(parts.deduper, candidates, pinned, near_dup)
+    problem = _problem(candidates, kept, pinned, room)
+    picked, chosen, used, _ = _checked(parts, problem, parts.chooser.select(problem), room)
+    calls = {"dedupe": lambda: _dedupe(parts.deduper, candidates, pinned, near_dup),
+             "select": _strategy_call(parts, problem),
+             "order": lambda: parts.arranger.arrange(chosen),
+             "pack": lambda: pack(items, budget, near_dup, **kwargs)}
+    if parts.filler is not None and used <= room:
+        unchosen, left = _unchosen(problem, picked), room - used
+        ordered = parts.arranger.arrange(chosen)
+        calls["fill"] = lambda: parts.filler.apply(ordered, unchosen, left)
+    return calls

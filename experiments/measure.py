@@ -30,7 +30,26 @@ from .provenance import code_fingerprint
 from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, unavailable_reason
 from .schema import Status, make_row
 
-__all__ = ["run_unit", "unit_instances", "unit_rows", "run_chunk", "budget_tokens", "cell_code"]
+__all__ = ["run_unit", "unit_instances", "unit_rows", "run_chunk", "budget_tokens", "cell_code", "STAGE_COLUMNS"]
+
+# Row column -> `Packing.stages` key: median CPU seconds of each stage over the run's repeated calls
+# (None where the stage did not run, e.g. no fill, or the run was not measured).
+STAGE_COLUMNS = {"cpu_dedupe_s": "dedupe", "cpu_select_s": "select", "cpu_order_s": "order",
+                 "cpu_fill_s": "fill", "cpu_pack_s": "pack"}
+
+
+def _stage_medians(packings: list[Any]) -> dict[str, float | None]:
+    """The `STAGE_COLUMNS` of a run from its repeated calls' `Packing.stages`."""
+    out: dict[str, float | None] = {}
+    for column, stage in STAGE_COLUMNS.items():
+        values = sorted(p.stages[stage] for p in packings if stage in p.stages)
+        out[column] = values[len(values) // 2] if values else None
+    return out
+
+
+def _with_stages(row: dict[str, Any], stages: Mapping[str, float | None] | None = None) -> dict[str, Any]:
+    row.update(stages or dict.fromkeys(STAGE_COLUMNS))
+    return row
 
 
 class _Skipped(Exception):
@@ -82,10 +101,10 @@ def _budget(run: Run, inst: Instance) -> int:
 
 
 def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
-             refs: dict[tuple[int, float | None], Reference]) -> Measured:
+             refs: dict[tuple[int, float | None], Reference]) -> tuple[Measured, dict[str, float | None]]:
     cell = run.cell
     params = {**cell.strategy_params, **cell.order_params}
-    seconds = []
+    seconds, packings = [], []
     packing = None
     for _ in range(config.repeats):
         start = time.perf_counter()
@@ -95,6 +114,7 @@ def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
         except Refused as exc:
             raise _Skipped(str(exc)) from None
         seconds.append(time.perf_counter() - start)
+        packings.append(result)
         if packing is None:
             packing = result
     score = math.fsum(it.score for it in packing if not it.pinned)
@@ -108,7 +128,7 @@ def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
     elif not ref.exact and own_bound is not None and own_bound < ref.value:
         ref = Reference(max(own_bound, score), False, f"{cell.strategy}_bound")
     return Measured(packing, sum(1 for it in inst.items if not it.pinned), budget, ref, tuple(seconds),
-                    inst.groups, inst.answers, config.curve)
+                    inst.groups, inst.answers, config.curve), _stage_medians(packings)
 
 
 def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provenance: Mapping[str, Any],
@@ -116,16 +136,17 @@ def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provena
     budget = None
     try:
         budget = _budget(run, inst)
-        measured = _measure(config, run, inst, budget, refs)
+        measured, stages = _measure(config, run, inst, budget, refs)
     except _Skipped as exc:
-        return make_row(config, run, Status.SKIPPED, str(exc), budget=budget, code=code, provenance=provenance)
+        return _with_stages(make_row(config, run, Status.SKIPPED, str(exc), budget=budget, code=code,
+                                     provenance=provenance))
     except Exception as exc:  # noqa: BLE001 - one failing run must not stop the experiment
-        return make_row(config, run, Status.ERROR, f"{type(exc).__name__}: {exc}", budget=budget, code=code,
-                        provenance=provenance)
+        return _with_stages(make_row(config, run, Status.ERROR, f"{type(exc).__name__}: {exc}", budget=budget,
+                                     code=code, provenance=provenance))
     stopped = measured.packing.info.get("stopped")
     status, reason = (Status.OK, None) if stopped is None else (Status.TIMEOUT, f"stopped: {stopped}")
-    return make_row(config, run, status, reason, budget=budget, measured=measured, code=code,
-                    provenance=provenance)
+    return _with_stages(make_row(config, run, status, reason, budget=budget, measured=measured, code=code,
+                                 provenance=provenance), stages)
 
 
 def cell_code(cell: Cell) -> str:
@@ -154,11 +175,12 @@ def unit_rows(config: ExperimentConfig, pu: PlannedUnit, by_key: Mapping[str, In
     for run in pu.runs():
         code = cell_code(run.cell)
         if unavailable is not None:
-            rows.append(make_row(config, run, Status.SKIPPED, unavailable, code=code, provenance=provenance))
+            rows.append(_with_stages(make_row(config, run, Status.SKIPPED, unavailable, code=code,
+                                              provenance=provenance)))
         elif run.instance not in by_key:
-            rows.append(make_row(config, run, Status.ERROR, f"source {pu.unit.source!r} did not yield instance "
-                                 f"{run.instance!r} this time (instances must be deterministic)", code=code,
-                                 provenance=provenance))
+            rows.append(_with_stages(make_row(
+                config, run, Status.ERROR, f"source {pu.unit.source!r} did not yield instance {run.instance!r} "
+                f"this time (instances must be deterministic)", code=code, provenance=provenance)))
         else:
             rows.append(_row(config, run, by_key[run.instance], refs.setdefault(run.instance, {}), provenance,
                              code))

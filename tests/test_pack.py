@@ -1,8 +1,11 @@
 """`pack`: validation, pinned handling, dedupe reporting, routing of parameters."""
 
+import time
+
 import pytest
 
 from packbench.algorithms import STRATEGIES, Item, Packing, pack
+from packbench.algorithms.pack import stage_calls
 from packbench.algorithms.peers import PEER_STRATEGIES
 
 OWN_STRATEGIES = sorted(set(STRATEGIES) - {cls.name for cls in PEER_STRATEGIES})  # peers: tests/test_peers.py
@@ -116,7 +119,51 @@ def test_result_is_deterministic_and_reports_timing():
     items = [Item(f"i{k}", f"text number {k} with words {k * 7}", (k * 37 % 11) / 3, 1 + k % 5) for k in range(30)]
     first, second = pack(items, 40, strategy="exact_dp"), pack(list(items), 40, strategy="exact_dp")
     assert first.ids == second.ids and first.score == second.score
-    assert first.seconds >= 0 and first.strategy == "exact_dp"
+    assert first.strategy == "exact_dp" and 0 < first.seconds < 60
+    # CPU time per stage: every stage that ran, none without a fill; the stages fit in the whole call.
+    assert set(first.stages) == {"dedupe", "select", "order", "pack"}
+    assert sum(v for k, v in first.stages.items() if k != "pack") <= first.stages["pack"] + 1e-6
+
+
+def _burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_stage_times_land_on_the_stage_that_spent_them():
+    def slow_strategy(items, budget):
+        _burn(0.02)
+        return [items[0].id]
+
+    items = [Item(f"i{k}", f"text {k} here", 1.0 + k, 2) for k in range(5)]
+    res = pack(items, 10, strategy=slow_strategy, fill="truncate")
+    assert set(res.stages) == {"dedupe", "select", "order", "fill", "pack"}
+    assert res.stages["select"] >= 0.02 and res.stages["pack"] >= res.stages["select"]
+    assert max(res.stages["dedupe"], res.stages["order"], res.stages["fill"]) < res.stages["select"]
+
+
+def test_stage_calls_run_what_pack_runs():
+    calls_seen = []
+
+    def picker(items, budget, keep=2):
+        calls_seen.append((tuple(it.id for it in items), budget, keep))
+        return [it.id for it in items[:keep]]
+
+    items = [SYS, Item("a", "alpha beta gamma", 3.0, 5), Item("b", "alpha beta gamma", 2.0, 5),
+             Item("c", "delta epsilon", 1.0, 4)]
+    res = pack(items, 30, strategy=picker, keep=2)
+    calls = stage_calls(items, 30, strategy=picker, keep=2)
+    assert set(calls) == {"dedupe", "select", "order", "pack"}
+    # The strategy stage calls the function itself with what pack gave it: "b" is a duplicate, the
+    # budget capped at the tokens of what is left (10 + 5 + 4).
+    assert calls["select"]() == ["sys", "a"] and calls_seen[-1] == calls_seen[0] == (("sys", "a", "c"), 19, 2)
+    assert calls["pack"]().ids == res.ids
+    kept, dropped = calls["dedupe"]()
+    assert list(kept) == [True, False, True] and dict(dropped) == {"b": "a"}
+    assert [it.id for it in calls["order"]()] == ["a"]
+    with pytest.raises(ValueError, match="unknown parameter 'nope'"):
+        stage_calls(items, 30, strategy="greedy", nope=1)
 
 
 def test_upper_bound_includes_the_pinned_score():
