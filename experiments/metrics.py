@@ -11,6 +11,7 @@ the report summarises it.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from packbench.algorithms.bounds import dantzig_bound
 from packbench.algorithms.dedupe import shingles, words
 from packbench.algorithms.orders import curves
 
-__all__ = ["Metric", "Aggregate", "Measured", "ALL_METRICS", "Reference", "score_ratio", "duplicate_leakage",
+__all__ = ["Metric", "Better", "Aggregate", "Measured", "ALL_METRICS", "Reference", "score_ratio", "duplicate_leakage",
            "containment_leaks", "position_weights", "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",
            "LEAK_GROUND_TRUTH", "LEAK_DETECTOR"]
 
@@ -258,6 +259,13 @@ class Aggregate:
     scale: float = 1.0
 
 
+class Better(enum.StrEnum):
+    """Which way a metric improves (read by the report, both regression gates and the bench)."""
+
+    HIGHER = "higher"
+    LOWER = "lower"
+
+
 @dataclass(frozen=True)
 class Metric:
     """A declared metric.
@@ -269,6 +277,7 @@ class Metric:
         description: One line for tables and docs.
         unit: What the value is measured in.
         range: (low, high) bounds of the value, None where unbounded; None for a category.
+        better: `Better.HIGHER` or `Better.LOWER`; None for a category or a figure that is neither.
     """
 
     name: str
@@ -277,22 +286,25 @@ class Metric:
     description: str
     unit: str
     range: tuple[float | None, float | None] | None
+    better: Better | None = None
 
+
+_HI, _LO = Better.HIGHER, Better.LOWER  # short, for the table below
 
 ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
     Metric("score_ratio", lambda m: m.ratio[0], (Aggregate("ratio_mean", "mean"), Aggregate("ratio_worst", "min")),
-           "candidate score over the reference optimum or a certified bound on it", "ratio", (0.0, 1.0)),
+           "candidate score over the reference optimum or a certified bound on it", "ratio", (0.0, 1.0), _HI),
     Metric("ratio_kind", lambda m: m.ratio[1], (Aggregate("ratio_kind", "all_exact"),),
            "exact (against a proven optimum) or certified_lower_bound", "category", None),
     Metric("seconds_median", lambda m: float(np.median(m.seconds)),
            (Aggregate("runtime_median_ms", "median", 1e3), Aggregate("runtime_p95_ms", "p95", 1e3)),
-           "median wall time of the repeated pack calls", "s", (0.0, None)),
+           "median wall time of the repeated pack calls", "s", (0.0, None), _LO),
     Metric("seconds_p95", lambda m: float(np.percentile(m.seconds, 95)), (),
-           "95th percentile wall time of the repeated pack calls", "s", (0.0, None)),
+           "95th percentile wall time of the repeated pack calls", "s", (0.0, None), _LO),
     Metric("leak_items", lambda m: m.leakage["leak_items"], (),
-           "share of chosen items that duplicate an earlier chosen item", "share of items", (0.0, 1.0)),
+           "share of chosen items that duplicate an earlier chosen item", "share of items", (0.0, 1.0), _LO),
     Metric("leak_tokens", lambda m: m.leakage["leak_tokens"], (Aggregate("leak_tokens_mean", "mean"),),
-           "share of chosen tokens that duplicate an earlier chosen item", "share of tokens", (0.0, 1.0)),
+           "share of chosen tokens that duplicate an earlier chosen item", "share of tokens", (0.0, 1.0), _LO),
     Metric("leak_detector", lambda m: m.leakage["leak_detector"], (),
            "how duplicates were recognised (ground truth or containment)", "category", None),
     Metric("utilisation", lambda m: budget_utilisation(m.packing.tokens, m.budget),
@@ -301,16 +313,16 @@ ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
     # Only a peer adapter can go over the budget (pack raises for packbench's own strategies); the
     # packing is what the peer chose, so the violation is counted here, never hidden.
     Metric("budget_violation", lambda m: m.packing.tokens > m.budget, (Aggregate("budget_violations", "sum"),),
-           "the packing uses more tokens than the budget (a peer's own overflow)", "bool", (0.0, 1.0)),
+           "the packing uses more tokens than the budget (a peer's own overflow)", "bool", (0.0, 1.0), _LO),
     Metric("over_tokens", lambda m: max(0, m.packing.tokens - m.budget), (Aggregate("over_tokens_max", "max"),),
-           "tokens over the budget (0 when within)", "tokens", (0.0, None)),
+           "tokens over the budget (0 when within)", "tokens", (0.0, None), _LO),
     Metric("utility", lambda m: m.positional[0], (),
-           "position-weighted utility: sum of attention weight x score", "score", (0.0, None)),
+           "position-weighted utility: sum of attention weight x score", "score", (0.0, None), _HI),
     Metric("order_efficiency", lambda m: m.positional[1], (),
-           "utility over the best utility any order of the chosen items reaches", "ratio", (0.0, 1.0)),
+           "utility over the best utility any order of the chosen items reaches", "ratio", (0.0, 1.0), _HI),
     Metric("answer_recall", lambda m: answer_recall([it.id for it in m.chosen], m.answers),
            (Aggregate("answer_recall_mean", "mean"),),
-           "1 when an answer-bearing candidate is in the context (None when unlabelled)", "share", (0.0, 1.0)),
+           "1 when an answer-bearing candidate is in the context (None when unlabelled)", "share", (0.0, 1.0), _HI),
     Metric("limit_kind", lambda m: m.packing.info.get("limit_kind"), (),
            "how the solver's time limit is measured: wall (machine-dependent) or deterministic", "category", None),
     Metric("tie_break", lambda m: m.packing.info.get("tie_break"), (),

@@ -14,9 +14,8 @@ from packbench.experiments.bench import check
 from packbench.experiments.bench.abtest import ABResult
 from packbench.experiments.bench.baseline import baseline_diff, load_baseline, merge_baseline
 from packbench.experiments.bench.ci_output import Outcome, markdown_table, write_junit
-from packbench.experiments.bench.compare import (CHANGED, EQUIVALENT, FASTER, IMPROVED, NEW, OK, SLOWER,
-                                                 STALE, UNSURE, WORSE, CheckRow, format_check,
-                                                 judge_quality, judge_speed)
+from packbench.experiments.bench.compare import CheckRow, format_check, judge_quality, judge_speed
+from packbench.experiments.gate.status import Quality, Speed
 from packbench.experiments.bench.stats import median_interval, paired
 from packbench.experiments.cli import main as cli_main
 
@@ -59,37 +58,37 @@ def _p(ratios, ref=0.1):
 
 
 def test_speed_fails_only_when_the_interval_clears_the_tolerance_and_the_floor():
-    assert judge_speed(_p([2.0] * 10), 1.3, 0.005)[0] == SLOWER
-    assert judge_speed(_p([2.0] * 10, ref=0.001), 1.3, 0.005)[0] == OK  # 1 ms slower: under the floor
+    assert judge_speed(_p([2.0] * 10), 1.3, 0.005)[0] == Speed.SLOWER
+    assert judge_speed(_p([2.0] * 10, ref=0.001), 1.3, 0.005)[0] == Speed.OK  # 1 ms slower: under the floor
     noisy = [2.0] * 6 + [1.0] * 4  # median 2, interval down to 1
-    assert judge_speed(_p(noisy), 1.3, 0.005)[0] == UNSURE
-    assert judge_speed(_p([1.1] * 10), 1.3, 0.005)[0] == OK
-    assert judge_speed(_p([0.5] * 10), 1.3, 0.005)[0] == FASTER
+    assert judge_speed(_p(noisy), 1.3, 0.005)[0] == Speed.UNSURE
+    assert judge_speed(_p([1.1] * 10), 1.3, 0.005)[0] == Speed.OK
+    assert judge_speed(_p([0.5] * 10), 1.3, 0.005)[0] == Speed.FASTER
     status, sentence = judge_speed(_p([2.0] * 10), 1.3, 0.005)
     assert "2.00x" in sentence and "tolerance 1.3x" in sentence
 
 
 def test_quality_semantics():
     base = {"score": 3.0, "ids": "aa", "optimal": True}
-    assert judge_quality(base, base, base)[0] == OK
+    assert judge_quality(base, base, base)[0] == Quality.OK
     better = {"score": 3.5, "ids": "bb", "optimal": True}
-    assert judge_quality(better, base, base)[0] == IMPROVED
-    assert judge_quality(better, better, base)[0] == STALE  # changed before REF: passes, asks for an update
-    assert judge_quality(better, base, better)[0] == OK  # accepted with --update-baseline
+    assert judge_quality(better, base, base)[0] == Quality.IMPROVED
+    assert judge_quality(better, better, base)[0] == Quality.STALE  # changed before REF: passes, asks for an update
+    assert judge_quality(better, base, better)[0] == Quality.OK  # accepted with --update-baseline
     status, notes = judge_quality({"score": 2.9, "ids": "aa", "optimal": True}, base, base)
-    assert status == WORSE and "score: 3.0 -> 2.9" in notes[0]
-    assert judge_quality({"score": 3.0, "ids": "aa", "optimal": None}, base, base)[0] == WORSE
-    assert judge_quality({"error": "ValueError"}, base, base)[0] == WORSE
-    assert judge_quality({"score": 3.0, "ids": "cc", "optimal": True}, base, base)[0] == EQUIVALENT
-    assert judge_quality({"ids": "cc", "n": 4}, {"ids": "aa", "n": 4}, None)[0] == CHANGED
-    assert judge_quality({"n": 1}, None, None)[0] == NEW
-    assert judge_quality(better, None, base)[0] == IMPROVED  # no REF: judged against the baseline
+    assert status == Quality.WORSE and "score: 3.0 -> 2.9" in notes[0]
+    assert judge_quality({"score": 3.0, "ids": "aa", "optimal": None}, base, base)[0] == Quality.WORSE
+    assert judge_quality({"error": "ValueError"}, base, base)[0] == Quality.WORSE
+    assert judge_quality({"score": 3.0, "ids": "cc", "optimal": True}, base, base)[0] == Quality.EQUIVALENT
+    assert judge_quality({"ids": "cc", "n": 4}, {"ids": "aa", "n": 4}, None)[0] == Quality.CHANGED
+    assert judge_quality({"n": 1}, None, None)[0] == Quality.NEW
+    assert judge_quality(better, None, base)[0] == Quality.IMPROVED  # no REF: judged against the baseline
 
 
 def test_rows_fail_on_speed_or_quality_and_the_table_names_them():
-    rows = [CheckRow("a", SLOWER, OK, _p([2.0] * 10), ("slower: 2.00x",)),
-            CheckRow("b", OK, WORSE, _p([1.0] * 10), ("score: 3 -> 2",)),
-            CheckRow("c", OK, IMPROVED), CheckRow("d", FASTER, STALE)]
+    rows = [CheckRow("a", Speed.SLOWER, Quality.OK, _p([2.0] * 10), ("slower: 2.00x",)),
+            CheckRow("b", Speed.OK, Quality.WORSE, _p([1.0] * 10), ("score: 3 -> 2",)),
+            CheckRow("c", Speed.OK, Quality.IMPROVED), CheckRow("d", Speed.FASTER, Quality.STALE)]
     assert [r.failed for r in rows] == [True, True, False, False]
     table = format_check(rows)
     assert "2 regression(s): a, b" in table and "!! a" in table and "score: 3 -> 2" in table
@@ -157,11 +156,11 @@ def test_unsure_cases_are_timed_again_until_decided_within_the_follow_up_limit(m
     res, extra = check._timed(("A", "B"), {}, {}, 1.3, 0.001, 0.95)
     assert calls == [None, ["slow"]] and extra == 1  # only the unsure case, once
     assert len(res.a["slow"]) == len(res.b["slow"]) == 12 and len(res.a["same"]) == 6
-    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == SLOWER
+    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == Speed.SLOWER
 
     # A case that stays unsure is timed again at most FOLLOW_UPS times, then reported unsure (not failed).
     first, later = {"slow": ([2.0, 2.0, 1.0], [1.0] * 3)}, ([2.0, 2.0, 1.0], [1.0] * 3)
     calls.clear()
     res, extra = check._timed(("A", "B"), {}, {}, 1.3, 0.001, 0.95)
     assert extra == check.FOLLOW_UPS and len(calls) == 1 + check.FOLLOW_UPS
-    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == UNSURE
+    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == Speed.UNSURE

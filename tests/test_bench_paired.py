@@ -18,7 +18,7 @@ import pytest
 
 from packbench.experiments.bench.abtest import Side, run_ab
 from packbench.experiments.bench.check import run_check, source_root
-from packbench.experiments.bench.compare import SLOWER
+from packbench.experiments.gate.status import Speed
 
 ROOT = source_root()
 pytestmark = pytest.mark.skipif(ROOT is None or shutil.which("git") is None,
@@ -118,7 +118,7 @@ def test_planted_2x_is_a_regression_of_that_case_only(repo):
     assert report.mode == "paired" and "REF" in report.description
     assert [r.name for r in report.failed] == ["strategy/density_order_40k"]
     row = report.failed[0]
-    assert row.speed == SLOWER and row.paired.low > 1.3 and row.quality == "ok"
+    assert row.speed == Speed.SLOWER and row.paired.low > 1.3 and row.quality == "ok"
     assert "strategy/density_order_40k" in [r.name for r in report.rows if r.paired is not None]
     _git(repo, "checkout", "-q", "main")
 
@@ -193,6 +193,6 @@ def test_no_history_mode_pairs_cases_with_their_reference(repo):
                        cases=["strategy/density_order_40k"], rounds=1, pairs=3, floor=0.0)
     assert report.mode == "reference cases" and "no git history" in report.description
     # A recorded ratio a billion times smaller than today's: the case reads as slower than recorded.
-    assert [(r.name, r.speed) for r in report.failed] == [("strategy/density_order_40k", SLOWER)]
+    assert [(r.name, r.speed) for r in report.failed] == [("strategy/density_order_40k", Speed.SLOWER)]
     with pytest.raises(ValueError, match="update-baseline"):
         run_check(repo=repo, no_history=True, baseline=None, suite_file=repo / "tiny_suite.py")

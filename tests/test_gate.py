@@ -91,8 +91,10 @@ def test_gate_fails_on_a_planted_quality_drop_and_passes_an_improvement(user_pro
                      "--junit", "gate.xml"])
     out = capsys.readouterr().out
     assert code == 1 and "1 regression(s)" in out
-    line = next(ln for ln in out.splitlines() if "mystrat:by_density" in ln)
-    assert line.startswith("!!") and "ratio_mean:" in line and "(tolerance 0.001)" in line
+    lines = out.splitlines()
+    k = next(i for i, ln in enumerate(lines) if "mystrat:by_density" in ln)
+    assert lines[k].startswith("!!") and " worse " in lines[k]  # the cell's figures, then why it failed
+    assert "ratio_mean:" in lines[k + 1] and "(tolerance 0.001)" in lines[k + 1]
     assert "greedy" in out and "!! pisinger / 0.3 / greedy" not in out
     failure = ET.parse(tmp / "gate.xml").getroot().find("testsuite/testcase/failure")
     assert "ratio_mean" in failure.get("message")

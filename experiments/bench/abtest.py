@@ -7,13 +7,18 @@ process per side; both set up and warm up their cases at the same time
 (untimed), then the controller times them strictly one at a time: for each
 pair, every case once on A and once on B, back to back, the order alternating
 between pairs so drift within a pair cancels. Fast cases run several calls per
-timing (calibrated on the warm-up, the same count on both sides).
+timing (calibrated on the warm-up, the same count on both sides): a timing
+window lasts at least `WINDOW_SECONDS` of CPU, so a call of a few microseconds
+is timed over thousands of calls, far above the clock's resolution. Both
+processes of a round get the same string-hash seed (the round's number), so
+set and dict layouts of one round match and differ between rounds.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,7 +35,7 @@ WORKER = Path(__file__).with_name("worker.py")
 # process on a busy machine does not decide a pair.
 WINDOW_SECONDS = 0.01
 TIMING_SECONDS = 0.03
-MAX_LOOPS = 2000
+MAX_LOOPS = 100_000
 MAX_REPEATS = 3
 
 
@@ -93,8 +98,9 @@ class ABResult:
 
 
 class _Worker:
-    def __init__(self, side: Side, suite_file: Path | None, full: bool, log_dir: Path, tag: str):
-        cmd = [sys.executable, "-I", str(WORKER)]
+    def __init__(self, side: Side, suite_file: Path | None, full: bool, log_dir: Path, tag: str, hash_seed: int = 0):
+        # -s -P, and no PYTHON* variables but the hash seed: as isolated as -I, which would ignore the seed.
+        cmd = [sys.executable, "-s", "-P", str(WORKER)]
         if side.root is not None:
             cmd += ["--root", str(side.root)]
         if suite_file is not None:
@@ -106,8 +112,10 @@ class _Worker:
         self.label = side.label
         self.log = log_dir / f"{tag}.log"
         self._log_fh = self.log.open("w")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env["PYTHONHASHSEED"] = str(hash_seed)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_fh,
-                                     text=True, bufsize=1, cwd=side.workdir)
+                                     text=True, bufsize=1, cwd=side.workdir, env=env)
         hello = self.recv()
         if "fatal" in hello:
             self.close()
@@ -178,9 +186,9 @@ def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2
     res = ABResult()
     with tempfile.TemporaryDirectory(prefix="packbench-ab-") as logs:
         for rnd in range(rounds):
-            wa = _Worker(a, suite_file, full, Path(logs), f"a{rnd}")
+            wa = _Worker(a, suite_file, full, Path(logs), f"a{rnd}", rnd)
             try:
-                wb = _Worker(b, suite_file, full, Path(logs), f"b{rnd}")
+                wb = _Worker(b, suite_file, full, Path(logs), f"b{rnd}", rnd)
             except BaseException:
                 wa.close()
                 raise

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from .abtest import ABResult, Side, run_ab
-from .compare import ERROR, NEW, NONDETERMINISTIC, NOT_TIMED, OK, UNSURE, CheckRow, judge_quality, judge_speed
+from packbench.experiments.gate.status import Quality, Speed
+
+from .compare import CheckRow, judge_quality, judge_speed
 from .revisions import RevisionError, default_ref, export_tree, git_toplevel, repo_root, resolve
 from .stats import Paired, paired
 from .suite import reference_for
@@ -75,7 +77,7 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
               no_history: bool = False, cases: Sequence[str] | None = None, full: bool = False,
               rounds: int = 2, pairs: int = 3, tolerance: float = 1.3, floor: float = 0.001,
               confidence: float = 0.95, suite_file: Path | None = None,
-              progress: Callable[[str], None] | None = None) -> CheckReport:
+              progress: Callable[[str], None] | None = None, real_at_median: bool = False) -> CheckReport:
     """Run the check.
 
     Args:
@@ -92,6 +94,7 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
         confidence: Coverage of the ratio's interval.
         suite_file: A Python file with ``build_suite(quick)`` instead of the tree's suite.
         progress: Called with a line per step.
+        real_at_median: The user gate's speed rule (see `compare.judge_speed`).
 
     Raises:
         RevisionError: `against` given but not found, or no git checkout.
@@ -114,20 +117,20 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
         with tempfile.TemporaryDirectory(prefix="packbench-ref-") as tmp:
             tree = export_tree(git_repo, sha, Path(tmp) / "tree")
             sides = Side("current tree", root), Side(f"REF {sha[:10]}", tree)
-            res, extra = _timed(sides, kw, {}, tolerance, floor, confidence)
+            res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median))
         desc = (f"paired A/B: current tree vs REF {sha[:10]} ({why}), {rounds} rounds x {pairs} pairs"
                 f"{_passes(extra)}")
-        return CheckReport(PAIRED, desc, _rows(res, baseline, tolerance, floor, confidence, {}), res)
+        return CheckReport(PAIRED, desc, _rows(res, baseline, (tolerance, floor, confidence, real_at_median), {}), res)
     ratios = _ratio_map(baseline)
     if not ratios:
         raise ValueError("no git history to compare with, and the baseline records no reference ratios: "
                          "run 'packbench bench --update-baseline' on a known-good tree")
     sides = Side("current tree", root), Side("reference cases", root, reference_for)
-    res, extra = _timed(sides, kw, ratios, tolerance, floor, confidence)
+    res, extra = _timed(sides, kw, ratios, (tolerance, floor, confidence, real_at_median))
     desc = (f"no git history: each case paired with its fixed reference case, ratio compared with the "
             f"baseline's (recorded at {(baseline or {}).get('commit') or 'unknown commit'}), "
             f"{rounds} rounds x {pairs} pairs{_passes(extra)}")
-    return CheckReport(REFERENCE_CASES, desc, _rows(res, baseline, tolerance, floor, confidence, ratios), res)
+    return CheckReport(REFERENCE_CASES, desc, _rows(res, baseline, (tolerance, floor, confidence, real_at_median), ratios), res)
 
 
 def project_ref(workdir: Path, against: str) -> tuple[Path, str]:
@@ -145,7 +148,7 @@ def project_ref(workdir: Path, against: str) -> tuple[Path, str]:
 
 def run_project_check(workdir: Path, against: str, suite_file: Path, *, rounds: int = 2, pairs: int = 3,
                       tolerance: float = 1.3, floor: float = 0.001, confidence: float = 0.95,
-                      progress: Callable[[str], None] | None = None) -> CheckReport:
+                      progress: Callable[[str], None] | None = None, real_at_median: bool = False) -> CheckReport:
     """A user's project (the git repository holding `workdir`) at REF against its working tree.
 
     Both sides run the installed packbench; what differs is the project's code
@@ -165,32 +168,36 @@ def run_project_check(workdir: Path, against: str, suite_file: Path, *, rounds: 
         sides = (Side("working tree", None, workdir=workdir),
                  Side(f"REF {sha[:10]}", None, workdir=tree / workdir.relative_to(top)))
         kw = dict(rounds=rounds, pairs=pairs, suite_file=suite_file, progress=progress)
-        res, extra = _timed(sides, kw, {}, tolerance, floor, confidence)
+        res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median))
     desc = (f"paired A/B: your project's working tree vs REF {sha[:10]} (--against {against}), the installed "
             f"packbench on both sides, {rounds} rounds x {pairs} pairs{_passes(extra)}")
-    return CheckReport(PAIRED, desc, _rows(res, None, tolerance, floor, confidence, {}), res)
+    return CheckReport(PAIRED, desc, _rows(res, None, (tolerance, floor, confidence, real_at_median), {}), res)
 
 
-def _speed(res: ABResult, name: str, ratios: dict[str, float], tolerance: float, floor: float,
-           confidence: float) -> tuple[str, str, Paired | None]:
+# (tolerance, floor, confidence, real_at_median): how a case's pairs are judged.
+_Judge = tuple[float, float, float, bool]
+
+
+def _speed(res: ABResult, name: str, ratios: dict[str, float], judge: _Judge) -> tuple[Speed, str, Paired | None]:
     """(speed status, sentence, paired summary or None) of one case; NOT_TIMED where it has no pairs to judge."""
     if name not in res.a or (ratios and name not in ratios):
-        return NOT_TIMED, "", None
+        return Speed.NOT_TIMED, "", None
     scale = ratios.get(name, 1.0)
+    tolerance, floor, confidence, real_at_median = judge
     p = paired(res.a[name], [t * scale for t in res.b[name]], confidence)
-    speed, sentence = judge_speed(p, tolerance, floor)
+    speed, sentence = judge_speed(p, tolerance, floor, real_at_median=real_at_median)
     return speed, sentence, p
 
 
-def _timed(sides: tuple[Side, Side], kw: dict[str, Any], ratios: dict[str, float], tolerance: float, floor: float,
-           confidence: float) -> tuple[ABResult, int]:
+def _timed(sides: tuple[Side, Side], kw: dict[str, Any], ratios: dict[str, float],
+           judge: _Judge) -> tuple[ABResult, int]:
     """`run_ab` on the two sides, then the cases left unsure timed again with their pairs added.
 
     Returns the result and the follow-up passes made (at most `FOLLOW_UPS`).
     """
     res = run_ab(*sides, **kw)
     for done in range(FOLLOW_UPS):
-        unsure = [n for n in res.a if _speed(res, n, ratios, tolerance, floor, confidence)[0] == UNSURE]
+        unsure = [n for n in res.a if _speed(res, n, ratios, judge)[0] == Speed.UNSURE]
         if not unsure:
             return res, done
         more = run_ab(*sides, **{**kw, "cases": unsure})
@@ -205,7 +212,7 @@ def _passes(extra: int) -> str:
     return f", {extra} more pass{'es' if extra != 1 else ''} over the unsure cases" if extra else ""
 
 
-def _rows(res: ABResult, baseline: dict[str, Any] | None, tolerance: float, floor: float, confidence: float,
+def _rows(res: ABResult, baseline: dict[str, Any] | None, judge: _Judge,
           ratios: dict[str, float]) -> list[CheckRow]:
     base_cases = (baseline or {}).get("cases", {})
     rows = []
@@ -214,19 +221,19 @@ def _rows(res: ABResult, baseline: dict[str, Any] | None, tolerance: float, floo
         notes: list[str] = []
         p = None
         if name in res.errors_a:
-            speed, quality = ERROR, ERROR
+            speed, quality = Speed.ERROR, Quality.ERROR
             notes.append(f"current tree: {res.errors_a[name]}")
         else:
             if name in res.errors_b:
                 notes.append(f"REF: {res.errors_b[name]}")
-            speed, sentence, p = _speed(res, name, ratios, tolerance, floor, confidence)
-            if speed not in (OK, NOT_TIMED):
+            speed, sentence, p = _speed(res, name, ratios, judge)
+            if speed not in (Speed.OK, Speed.NOT_TIMED):
                 notes.insert(0, sentence)
             ref_q = None if ratios else res.quality_b.get(name)
             quality, why = judge_quality(res.quality_a[name], ref_q, base_cases.get(name, {}).get("quality"))
             if name in res.unstable:
-                quality, why = NONDETERMINISTIC, ["quality figures differ between fresh processes"]
-            if quality != NEW or base_cases:
+                quality, why = Quality.NONDETERMINISTIC, ["quality figures differ between fresh processes"]
+            if quality != Quality.NEW or base_cases:
                 notes += why
         rows.append(CheckRow(name, speed, quality, p, tuple(notes)))
     return rows

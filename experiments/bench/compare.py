@@ -26,32 +26,23 @@ run and with the committed baseline:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
+
+from packbench.experiments.gate.status import FAILING, Quality, Speed
+from packbench.experiments.metrics import Better
 
 from .stats import Paired
 
-__all__ = ["CheckRow", "judge_quality", "judge_speed", "format_check", "HIGHER_IS_BETTER",
-           "OK", "SLOWER", "FASTER", "UNSURE", "WORSE", "IMPROVED", "EQUIVALENT", "CHANGED", "STALE",
-           "NEW", "ERROR", "NOT_TIMED", "FAILING"]
+__all__ = ["CheckRow", "judge_quality", "judge_speed", "detectable", "format_check", "QUALITY_FIGURES"]
 
-OK = "ok"
-SLOWER = "slower"
-FASTER = "faster"
-UNSURE = "unsure"
-NOT_TIMED = "not timed"
-WORSE = "worse"
-IMPROVED = "improved"
-EQUIVALENT = "equivalent"
-CHANGED = "changed"
-STALE = "stale"
-NEW = "new"
-ERROR = "error"
-NONDETERMINISTIC = "nondeterministic"
-FAILING = frozenset({SLOWER, WORSE, CHANGED, ERROR, NONDETERMINISTIC})
-
-# Quality figures where a larger value is a better result; every other figure is neutral.
-HIGHER_IS_BETTER = ("score", "best", "recall", "precision", "optimal")
+# The directed quality figures of the bench's cases (each case's own result: a score, the best
+# score found, retrieval recall and precision, proven optimality); every other figure is neutral.
+QUALITY_FIGURES: Mapping[str, Better] = MappingProxyType({
+    "score": Better.HIGHER, "best": Better.HIGHER, "recall": Better.HIGHER, "precision": Better.HIGHER,
+    "optimal": Better.HIGHER})
 
 
 @dataclass(frozen=True)
@@ -60,15 +51,15 @@ class CheckRow:
 
     Attributes:
         name: Case name.
-        speed: Speed status (OK, SLOWER, FASTER, UNSURE, NOT_TIMED, ERROR).
-        quality: Quality status (OK, WORSE, IMPROVED, EQUIVALENT, CHANGED, STALE, NEW, ERROR, ...).
+        speed: A `Speed` status.
+        quality: A `Quality` status.
         paired: The paired timing summary (None when not timed).
         notes: Why, naming the figures.
     """
 
     name: str
-    speed: str
-    quality: str
+    speed: Speed
+    quality: Quality
     paired: Paired | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -95,8 +86,9 @@ def _classify(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], list
         change = f"{key}: {a!r} -> {b!r}"
         if key == "error":
             (worse if b is not None and a is None else better if a is not None and b is None else neutral).append(change)
-        elif key in HIGHER_IS_BETTER:
-            (worse if _rank(key, b) < _rank(key, a) else better).append(change)
+        elif key in QUALITY_FIGURES:
+            fell = _rank(key, b) < _rank(key, a)
+            (worse if fell == (QUALITY_FIGURES[key] is Better.HIGHER) else better).append(change)
         else:
             neutral.append(change)
     return worse, better, neutral
@@ -115,37 +107,72 @@ def judge_quality(current: dict[str, Any], ref: dict[str, Any] | None,
         (status, notes).
     """
     if baseline is not None and current == baseline:
-        return OK, []
+        return Quality.OK, []
+    if baseline is not None and set(baseline) != set(current) and "error" not in current:
+        # A figure only one side has would read as gained or lost quality: the record is not this case's.
+        only_base, only_case = sorted(set(baseline) - set(current)), sorted(set(current) - set(baseline))
+        return Quality.CHANGED, [f"the baseline's figures are not this case's (baseline only: "
+                                 f"{', '.join(only_base) or 'none'}; case only: {', '.join(only_case) or 'none'}): "
+                                 f"record them with --update-baseline"]
     if ref is not None and current == ref:
         if baseline is None:
-            return OK, ["not in the baseline"]
-        return STALE, ["same as REF, differs from the baseline: run --update-baseline"]
+            return Quality.OK, ["not in the baseline"]
+        return Quality.STALE, ["same as REF, differs from the baseline: run --update-baseline"]
     other = ref if ref is not None else baseline
     if other is None:
-        return NEW, ["not in REF nor in the baseline"]
+        return Quality.NEW, ["not in REF nor in the baseline"]
     against = "REF" if ref is not None else "the baseline"
     worse, better, neutral = _classify(other, current)
     if worse:
-        return WORSE, [f"vs {against}: " + "; ".join(worse + better + neutral)]
+        return Quality.WORSE, [f"vs {against}: " + "; ".join(worse + better + neutral)]
     if better:
-        return IMPROVED, [f"vs {against}: " + "; ".join(better + neutral) + " (run --update-baseline to record)"]
-    directed = any(k in HIGHER_IS_BETTER for k in set(other) | set(current))
+        return Quality.IMPROVED, [f"vs {against}: " + "; ".join(better + neutral) + " (run --update-baseline to record)"]
+    directed = any(k in QUALITY_FIGURES for k in set(other) | set(current))
     if directed:
-        return EQUIVALENT, [f"vs {against}: " + "; ".join(neutral) + " (same scores)"]
-    return CHANGED, [f"vs {against}: " + "; ".join(neutral) + " (if deliberate: --update-baseline)"]
+        return Quality.EQUIVALENT, [f"vs {against}: " + "; ".join(neutral) + " (same scores)"]
+    return Quality.CHANGED, [f"vs {against}: " + "; ".join(neutral) + " (if deliberate: --update-baseline)"]
 
 
-def judge_speed(p: Paired, tolerance: float, floor: float) -> tuple[str, str]:
-    """Speed status of one case from its pairs, and the sentence that explains it."""
+def judge_speed(p: Paired, tolerance: float, floor: float, *, real_at_median: bool = False) -> tuple[Speed, str]:
+    """Speed status of one case from its pairs, and the sentence that explains it.
+
+    Args:
+        p: The pairs' summary.
+        tolerance: Slowdown factor that fails.
+        floor: Seconds (per call) of slowdown below which nothing fails.
+        real_at_median: The user gate's rule: slower when the median ratio is over `tolerance`
+            and the whole interval over 1 (the slowdown is real at the interval's confidence).
+            False (the bench's rule): the whole interval must lie over `tolerance`.
+    """
     fig = (f"{p.ratio:.2f}x [{p.low:.2f}, {p.high:.2f}] over {p.n} pairs, "
-           f"{p.current * 1e3:.2f} ms vs {p.reference * 1e3:.2f} ms")
-    if p.low > tolerance and p.diff > floor:
-        return SLOWER, f"slower: {fig} (tolerance {tolerance:g}x, floor {floor * 1e3:g} ms)"
+           f"{_ms(p.current)} vs {_ms(p.reference)} per call")
+    over = p.ratio > tolerance and p.diff > floor
+    if over and (p.low > 1.0 if real_at_median else p.low > tolerance):
+        return Speed.SLOWER, f"slower: {fig} (tolerance {tolerance:g}x, floor {_ms(floor)})"
     if p.high < 1.0 / tolerance and -p.diff > floor:
-        return FASTER, f"faster: {fig}"
-    if p.ratio > tolerance and p.diff > floor:
-        return UNSURE, f"maybe slower, interval reaches below {tolerance:g}x: {fig}"
-    return OK, fig
+        return Speed.FASTER, f"faster: {fig}"
+    if over:
+        bound = "1" if real_at_median else f"{tolerance:g}x"
+        return Speed.UNSURE, f"maybe slower, interval reaches below {bound}: {fig}"
+    return Speed.OK, fig
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.4f} ms" if abs(ms) < 0.1 else f"{ms:.2f} ms"
+
+
+def detectable(p: Paired, tolerance: float, floor: float, *, real_at_median: bool = False) -> float:
+    """The smallest slowdown factor `judge_speed` would flag at the noise of these pairs.
+
+    The pairs' spread below their median (median / interval's low end) is the factor a slowdown
+    must exceed to lift the whole interval over 1 (over `tolerance` with the bench's rule); the
+    floor adds its own bound at this case's time per call.
+    """
+    spread = p.ratio / p.low if p.low > 0 else float("inf")
+    noise = spread if real_at_median else spread * tolerance
+    at_floor = 1.0 + floor / p.reference if p.reference > 0 else float("inf")
+    return max(tolerance, noise, at_floor)
 
 
 def format_check(rows: list[CheckRow], header: str = "") -> str:

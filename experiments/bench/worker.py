@@ -1,7 +1,8 @@
 """One side of a paired A/B benchmark: a fresh process that times cases of one source tree on request.
 
-Started by `abtest` as ``python -I worker.py --root TREE`` (``--path DIR`` puts
-a user's project first on ``sys.path``); it imports nothing
+Started by `abtest` as ``python -s -P worker.py --root TREE`` with no PYTHON*
+variables but the hash seed (``--path DIR`` puts a user's project first on
+``sys.path``); it imports nothing
 of packbench itself before the import hook below points the ``packbench`` name
 at TREE, so the same script can time the current checkout and an exported
 older revision. It speaks JSON lines: requests on stdin, answers on the
@@ -150,7 +151,7 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the full suite instead of the quick one")
     parser.add_argument("--path", type=Path, help="a user's project directory, put first on sys.path")
     args = parser.parse_args()
-    if args.path is not None:  # -I left the working directory off sys.path; the project's modules need it
+    if args.path is not None:  # -P left the working directory off sys.path; the project's modules need it
         sys.path.insert(0, str(args.path))
     channel = sys.stdout
     sys.stdout = sys.stderr  # case code must not write into the protocol

@@ -1,57 +1,105 @@
-"""`packbench gate CONFIG --baseline DIR`: fail CI when a config's results regress against committed ones.
+"""`packbench gate CONFIG --baseline DIR [--against REF]`: fail CI when a config's results regress.
+
+Quality: the config is run, and each (source, budget, strategy) cell's
+figures are compared with the committed baseline's. Speed (``--against
+REF``): the stage the user owns (``--stage``, default the strategy's select)
+is timed on every cell, paired and interleaved against REF's tree of the
+user's project. The report (``gate.md``, ``gate.xml``, ``gate.json``) and this
+run's rows stay in ``--out`` (default ``results/gate/<config>``);
+``--history DIR`` appends the figures to a store that ``packbench report
+--history DIR`` draws.
 
 Exit codes: 0 no regression, 1 regression, 2 could not run (bad config or
-tolerance, no baseline, REF not found, the run failed).
+tolerance, a baseline that cannot be compared with, REF not found, the run
+failed).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+from typing import Any
 
 from packbench.experiments.bench.ci_output import (EXIT_CANNOT_RUN, EXIT_OK, EXIT_REGRESSION, Outcome,
                                                    markdown_table, write_junit)
+from packbench.experiments.gate.baseline import check_coverage, load_baseline_cells
 from packbench.experiments.gate.cells import cell_name, cell_stats, load_rows
-from packbench.experiments.gate.tolerances import TOLERANCE_HELP, parse_tolerances
-from packbench.experiments.gate.verdict import FIGURES, compare_cells
+from packbench.experiments.gate.tolerances import STAGE_CHOICES, TOLERANCE_HELP, Tolerances, parse_tolerances
+from packbench.experiments.gate.verdict import FIGURES, CellVerdict, compare_cells
 from packbench.experiments.storage import RUNS_FILE, write_atomic
 
-__all__ = ["add_arguments", "main"]
+__all__ = ["add_arguments", "main", "QUALITY_COLUMNS", "SPEED_COLUMNS"]
+
+# Column headers of the two tables, for what each column holds.
+QUALITY_COLUMNS = ("status", "mean score ratio", "worst score ratio", "answer recall", "duplicate leakage",
+                   "runs over budget", "errors", "timeouts")
+SPEED_COLUMNS = ("stage", "status", "CPU time ratio now/REF [95% interval]", "CPU ms per call now / REF",
+                 "calls per sample", "pairs", "smallest detectable slowdown")
+# Fresh process pairs of the speed check: each round has its own memory layout and hash seed.
+SPEED_ROUNDS = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", type=Path, help="TOML experiment config (its [gate] table sets tolerances)")
+    parser.add_argument("config", help="TOML experiment config, a path or a shipped name such as 'smoke' "
+                                       "(its [gate] table sets tolerances)")
     parser.add_argument("--baseline", type=Path, required=True,
                         help="committed results directory of the same config (with runs.jsonl)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="directory for this run's rows and the report (gate.md, gate.xml, gate.json); "
+                             "default results/gate/<config name>; its rows are redone each time")
     parser.add_argument("--results", type=Path, default=None,
-                        help="results directory of this tree: reused when it has runs.jsonl (resumed otherwise); "
-                             "default: a temporary directory")
+                        help="results directory of this tree to reuse when it has runs.jsonl (resumed otherwise) "
+                             "instead of running the config into --out")
     parser.add_argument("--workers", type=int, default=None, help="passed to 'packbench run'")
+    parser.add_argument("--allow-new", action="store_true",
+                        help="accept cells the baseline has no measured row for (reported as new); without it "
+                             "they stop the gate with exit 2")
     parser.add_argument("--against", metavar="REF", default=None,
-                        help="also time every cell paired against git revision REF of your project (the "
-                             "working directory's repository; inside a packbench checkout, of packbench), "
-                             "speed tolerance 'speed'")
+                        help="also time the --stage of every cell paired against git revision REF of your "
+                             "project (the working directory's repository; inside a packbench checkout, of "
+                             "packbench)")
+    parser.add_argument("--stage", choices=STAGE_CHOICES, default=None,
+                        help="what --against times: select (your strategy; a plain function alone), order, fill, "
+                             "dedupe or pack (the whole call); overrides [gate].stage (default select)")
+    parser.add_argument("--tolerance", dest="tol_speed", type=float, default=None,
+                        help="slowdown factor of the stage that fails (default 1.1); overrides [gate].speed")
+    parser.add_argument("--floor", dest="tol_floor", type=float, default=None,
+                        help="seconds per call of slowdown below which nothing fails (default 0); "
+                             "overrides [gate].floor")
+    parser.add_argument("--pairs", dest="tol_pairs", type=int, default=None,
+                        help=f"timing pairs per round ({SPEED_ROUNDS} rounds; default 8): more pairs detect "
+                             f"smaller slowdowns and take longer; overrides [gate].pairs")
     for name, text in TOLERANCE_HELP.items():
-        parser.add_argument(f"--tol-{name.replace('_', '-')}", dest=f"tol_{name}", type=float, default=None,
-                            help=f"{text}; overrides [gate].{name}")
-    parser.add_argument("--markdown", type=Path, default=None, help="write the verdicts as a markdown table")
-    parser.add_argument("--junit", type=Path, default=None, help="write the verdicts as JUnit XML")
+        if name not in ("speed", "floor", "pairs", "stage"):
+            parser.add_argument(f"--tol-{name.replace('_', '-')}", dest=f"tol_{name}", type=float, default=None,
+                                help=f"{text}; overrides [gate].{name}")
+    parser.add_argument("--tol-speed", dest="tol_speed", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--markdown", type=Path, default=None,
+                        help="also write the markdown report here (e.g. $GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--junit", type=Path, default=None, help="also write the JUnit XML here")
+    parser.add_argument("--history", type=Path, default=None,
+                        help="append this gate's figures (commit, date, machine) to the store in this directory")
 
 
-def _gate_table(config: Path) -> dict:
+def _settings(args: argparse.Namespace, config_path: Path) -> Tolerances:
     from packbench.experiments.config import load_config
 
-    return dict(load_config(config).gate)  # the whole config is validated; errors name the key
+    table = dict(load_config(config_path).gate)  # the whole config is validated; errors name the key
+    tol = parse_tolerances(table, origin=f"{config_path} [gate]")
+    given = {k: getattr(args, f"tol_{k}", None) for k in TOLERANCE_HELP if k != "stage"}
+    return parse_tolerances({**given, "stage": args.stage}, tol, origin="command line")
 
 
-def _run_config(config: Path, out: Path, workers: int | None) -> None:
-    if (out / RUNS_FILE).is_file():
+def _run_config(config: Path, out: Path, workers: int | None, fresh: bool) -> None:
+    if (out / RUNS_FILE).is_file() and not fresh:
         print(f"reusing and completing {out}", file=sys.stderr)
-    cmd = [sys.executable, "-m", "packbench", "run", str(config), "--out", str(out)]
+    cmd = [sys.executable, "-m", "packbench", "run", str(config), "--out", str(out), "--yes"]
+    if fresh:
+        cmd.append("--force")
     if workers is not None:
         cmd += ["--workers", str(workers)]
     done = subprocess.run(cmd, check=False)
@@ -60,39 +108,96 @@ def _run_config(config: Path, out: Path, workers: int | None) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    tol = parse_tolerances(_gate_table(args.config), origin=f"{args.config} [gate]")
-    tol = parse_tolerances({k: getattr(args, f"tol_{k}") for k in TOLERANCE_HELP}, tol, origin="--tol")
-    base = cell_stats(load_rows(args.baseline))
+    from packbench.experiments.commands.run import resolve_config_path
+
+    config = resolve_config_path(args.config)
+    tol = _settings(args, config)
     if args.against is not None:
-        _speed_sides(args.against)  # a REF that is not there fails before the config runs
-    with tempfile.TemporaryDirectory(prefix="packbench-gate-") as tmp:
-        out = args.results or Path(tmp) / "results"
-        try:
-            _run_config(args.config, out, args.workers)
-        except RuntimeError as exc:
-            print(f"packbench gate: error: {exc}", file=sys.stderr)
-            return EXIT_CANNOT_RUN
-        new = cell_stats(load_rows(out))
+        _speed_sides(args.against)  # a REF that is not there fails before anything runs
+    base = load_baseline_cells(args.baseline)
+    out = args.out or Path("results") / "gate" / config.stem
+    rows_dir = args.results or out
+    try:
+        _run_config(config, rows_dir, args.workers, fresh=args.results is None)
+    except RuntimeError as exc:
+        print(f"packbench gate: error: {exc}", file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    new = cell_stats(load_rows(rows_dir))
+    check_coverage(base, new, args.allow_new, args.baseline)
     verdicts = compare_cells(base, new, tol)
-    outcomes = []
-    for v in verdicts:
-        s = v.new or v.base
-        cells = (v.status, *(("-" if getattr(s, f) is None else f"{getattr(s, f):.4g}") for f in FIGURES))
-        outcomes.append(Outcome(cell_name(v.key), v.failed, cells, "; ".join(v.regressions + v.improvements)))
-    if args.against is not None:
-        outcomes += _speed(args.config, args.against, tol.speed)
-    failed = [o for o in outcomes if o.failed]
-    for o in outcomes:
-        mark = "!! " if o.failed else "   "
-        print(f"{mark}{o.name:50} {o.cells[0]:10} {o.message}")
-    print(f"{len(failed)} regression(s)" if failed else "no regressions",
-          f"({len(outcomes)} checked, baseline {args.baseline})")
-    intro = f"Config `{args.config}` against `{args.baseline}`; figures are this run's (the baseline's when missing)."
-    if args.markdown:
-        write_atomic(args.markdown, markdown_table("packbench gate", ("status", *FIGURES), outcomes, intro=intro))
-    if args.junit:
-        write_junit(args.junit, "packbench.gate", outcomes)
+    quality = [_quality_outcome(v) for v in verdicts]
+    speed, speed_doc, mode = ([], {}, "") if args.against is None else _speed(config, args.against, tol)
+    _print(quality, speed, args.baseline, mode)
+    failed = [o for o in quality + speed if o.failed]
+    report = _markdown(config, args.baseline, quality, speed, mode)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = _document(config, args, verdicts, speed_doc, mode, failed)
+    for path, text in ((out / "gate.md", report), (args.markdown, report)):
+        if path is not None:
+            write_atomic(path, text)
+    for path in (out / "gate.xml", args.junit):
+        if path is not None:
+            write_junit(path, "packbench.gate", quality + speed)
+    write_atomic(out / "gate.json", json.dumps(doc, indent=1, default=str) + "\n")
+    if args.history is not None:
+        from packbench.experiments.gate.history import append_record
+        print(f"history: {append_record(args.history, doc)}")
+    print(f"report: {out / 'gate.md'} (and gate.xml, gate.json)")
     return EXIT_REGRESSION if failed else EXIT_OK
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _quality_outcome(v: CellVerdict) -> Outcome:
+    s = v.new or v.base
+    cells = (str(v.status), *(_fmt(getattr(s, f)) for f in FIGURES))
+    return Outcome(cell_name(v.key), v.failed, cells, "; ".join(v.regressions + v.improvements))
+
+
+def _print(quality: list[Outcome], speed: list[Outcome], baseline: Path, mode: str) -> None:
+    print(f"quality: this run's cells against {baseline}")
+    print(f"   {'cell':48} {'status':9} " + " ".join(f"{h:>10}" for h in ("ratio_mean", "ratio_worst", "recall",
+                                                                          "leakage", "over", "errors", "timeouts")))
+    for o in quality:
+        print(f"{'!! ' if o.failed else '   '}{o.name:48} {o.cells[0]:9} " + " ".join(f"{c:>10}" for c in o.cells[1:]))
+        if o.message:
+            print(f"      {o.message}")
+    if speed:
+        print(f"speed: {mode}")
+        print(f"   {'cell':48} {'stage':7} {'status':9} {'now/REF [95%]':>22} {'ms/call now / REF':>22} "
+              f"{'calls':>7} {'pairs':>5} {'detects':>8}")
+        for o in speed:
+            stage, status, ratio, ms, calls, pairs, detects = o.cells
+            print(f"{'!! ' if o.failed else '   '}{o.name:48} {stage:7} {status:9} {ratio:>22} {ms:>22} "
+                  f"{calls:>7} {pairs:>5} {detects:>8}")
+            if o.failed and o.message:
+                print(f"      {o.message}")
+    failed = [o for o in quality + speed if o.failed]
+    print(f"{len(failed)} regression(s)" if failed else "no regressions",
+          f"({len(quality)} cells, {len(speed)} timed)")
+
+
+def _markdown(config: Path, baseline: Path, quality: list[Outcome], speed: list[Outcome], mode: str) -> str:
+    text = markdown_table("packbench gate: quality", QUALITY_COLUMNS, quality,
+                          intro=f"Config `{config}` against `{baseline}`; figures are this run's "
+                                f"(the baseline's for a missing cell).")
+    if speed:
+        text += "\n" + markdown_table("packbench gate: speed", SPEED_COLUMNS, speed, intro=mode + ".")
+    return text
+
+
+def _document(config: Path, args: argparse.Namespace, verdicts: list[CellVerdict], speed: dict[str, Any],
+              mode: str, failed: list[Outcome]) -> dict[str, Any]:
+    """The gate's result as data (``gate.json``, and one record of the history store)."""
+    from packbench.experiments.gate.history import provenance
+
+    cells = {cell_name(v.key): {"status": str(v.status), **{f: getattr(v.new or v.base, f) for f in FIGURES},
+                                "notes": list(v.regressions + v.improvements)} for v in verdicts}
+    return {**provenance(Path.cwd()), "config": str(config), "baseline": str(args.baseline),
+            "against": args.against, "speed_mode": mode, "regressions": [o.name for o in failed],
+            "cells": cells, "speed": speed}
 
 
 def _speed_sides(against: str) -> str:
@@ -108,31 +213,46 @@ def _speed_sides(against: str) -> str:
     return "packbench" if packbench_tree is not None and top == packbench_tree.resolve() else "project"
 
 
-def _speed(config: Path, against: str, tolerance: float) -> list[Outcome]:
-    """Every cell timed paired against REF's tree (`bench --check`'s machinery).
+def _speed(config: Path, against: str, tol: Tolerances) -> tuple[list[Outcome], dict[str, Any], str]:
+    """Every cell's stage timed paired against REF's tree (`bench --check`'s machinery).
 
     Run from inside a packbench checkout, REF is a revision of packbench;
     anywhere else it is a revision of the user's project (the git repository
     of the working directory), with the installed packbench on both sides.
+
+    Returns:
+        (one outcome per cell, cell -> figures for gate.json, the line naming what was paired).
     """
     from packbench.experiments.bench.check import run_check, run_project_check
-    from packbench.experiments.bench.compare import ERROR, OK, SLOWER
+    from packbench.experiments.bench.compare import detectable
     from packbench.experiments.gate import speed_suite
+    from packbench.experiments.gate.status import FAILING, Speed
 
     os.environ[speed_suite.CONFIG_ENV] = str(config.resolve())
+    os.environ[speed_suite.STAGE_ENV] = tol.stage
     say = lambda m: print(f"  {m}", file=sys.stderr, flush=True)  # noqa: E731
+    kw = dict(tolerance=tol.speed, floor=tol.floor, rounds=SPEED_ROUNDS, pairs=tol.pairs, progress=say,
+              real_at_median=True)
     suite = Path(speed_suite.__file__)
     if _speed_sides(against) == "packbench":
-        report = run_check(against=against, suite_file=suite, tolerance=tolerance, progress=say)
+        report = run_check(against=against, suite_file=suite, **kw)
     else:
-        report = run_project_check(Path.cwd(), against, suite, tolerance=tolerance, progress=say)
-    print(report.description)
-    out = []
+        report = run_project_check(Path.cwd(), against, suite, **kw)
+    mode = f"stage `{tol.stage}` ({speed_suite.STAGES[tol.stage]}), {report.description}"
+    outcomes, doc = [], {}
     for r in report.rows:
         p = r.paired
-        ratio = f"{p.ratio:.2f} [{p.low:.2f}, {p.high:.2f}]" if p else "-"
-        # Quality is judged on the cells above; only the speed sentence (or an error) belongs here.
-        note = "; ".join(r.notes) if r.speed == ERROR else (r.notes[0] if r.speed != OK and r.notes else "")
-        out.append(Outcome(f"speed: {r.name}", r.speed in (SLOWER, ERROR),
-                           (r.speed, ratio) + ("",) * (len(FIGURES) - 1), note))
-    return out
+        loops, repeats = report.result.loops.get(r.name, ((0, 0), (0, 0)))[0]
+        if p is not None:
+            power = detectable(p, tol.speed, tol.floor, real_at_median=True)
+            figures = (f"{p.ratio:.3f} [{p.low:.3f}, {p.high:.3f}]",
+                       f"{p.current * 1e3:.4g} / {p.reference * 1e3:.4g}", str(loops), str(p.n), f">= {power:.2f}x")
+            doc[r.name] = {"status": str(r.speed), "ratio": p.ratio, "low": p.low, "high": p.high,
+                           "ms_now": p.current * 1e3, "ms_ref": p.reference * 1e3, "calls_per_sample": loops,
+                           "samples_per_timing": repeats, "pairs": p.n, "detectable": power, "stage": tol.stage}
+        else:
+            figures = ("-", "-", "-", "0", "-")
+            doc[r.name] = {"status": str(r.speed), "stage": tol.stage}
+        note = "; ".join(r.notes) if r.speed == Speed.ERROR else (r.notes[0] if r.speed != Speed.OK and r.notes else "")
+        outcomes.append(Outcome(f"speed: {r.name}", r.speed in FAILING, (tol.stage, str(r.speed), *figures), note))
+    return outcomes, doc, mode

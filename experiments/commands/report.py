@@ -11,7 +11,9 @@ __all__ = ["add_arguments", "main"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", type=Path, help="result directory holding runs.jsonl")
+    parser.add_argument("dir", type=Path, nargs="?", help="result directory holding runs.jsonl")
+    parser.add_argument("--history", type=Path, default=None,
+                        help="instead: draw the gate history store in this directory (packbench gate --history)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -19,6 +21,11 @@ def main(args: argparse.Namespace) -> int:
     from ..columnar import read_runs
     from ..storage import REPORT_EXCLUDED, RunStore
 
+    if args.history is not None:
+        from ..gate.history import draw_history
+        return draw_history(args.history)
+    if args.dir is None:
+        raise ValueError("give a result directory (or --history DIR)")
     store = RunStore(args.dir)
     if not store.path.is_file():
         raise FileNotFoundError(f"{store.path.as_posix()}: no runs.jsonl in {args.dir.as_posix()!r}")

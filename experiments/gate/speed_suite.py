@@ -2,9 +2,12 @@
 
 Loaded by the paired benchmark's worker (``--suite-file``) on each side, so
 the imports below resolve to that side's tree. The config path comes from the
-``PACKBENCH_GATE_CONFIG`` environment variable. One case per (source, budget,
-strategy) cell: `pack` on the cell's first instance, with the cell's
-strategy, order, dedupe and parameters.
+``PACKBENCH_GATE_CONFIG`` environment variable and the stage timed from
+``PACKBENCH_GATE_STAGE`` (see `STAGES`). One case per (source, budget,
+strategy) cell, on the cell's first instance, with the cell's strategy, order,
+dedupe and parameters: the stage alone, called as `pack` calls it
+(`algorithms.pack.stage_calls`), so a fast strategy's change is not hidden
+by dedupe and `pack`'s own work.
 """
 
 from __future__ import annotations
@@ -14,6 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 CONFIG_ENV = "PACKBENCH_GATE_CONFIG"
+STAGE_ENV = "PACKBENCH_GATE_STAGE"
+# --stage value -> what is timed. "select" is the strategy's own code (a plain function alone).
+STAGES = {"select": "the strategy's select (a function strategy: the function alone)",
+          "order": "the order's arrange", "fill": "the fill's apply (cells without a fill are not timed)",
+          "dedupe": "the dedupe method on the cell's candidates", "pack": "the whole pack call"}
 
 
 @dataclass(frozen=True)
@@ -28,18 +36,40 @@ class CellCase:
     reference: bool = False
 
 
-def _quality(packing: Any) -> dict:
-    return {"score": round(float(packing.score), 9), "ids": list(packing.ids)}
+def _no_figures(_result: Any) -> dict:
+    return {}  # the speed check judges time only; quality is the gate's cells
+
+
+def _call(state: Callable[[], Any]) -> Any:
+    return state()
+
+
+def _stage_call(stage: str, items: Any, budget: int, cell: Any, dedupe: str) -> Callable[[], Any]:
+    from packbench.algorithms import pack
+
+    params = {**cell.strategy_params, **cell.order_params}
+    if stage == "pack":
+        return lambda: pack(items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order,
+                            dedupe=dedupe, **params)
+    try:
+        from packbench.algorithms.pack import stage_calls
+    except ImportError:
+        raise RuntimeError(f"this side's packbench times no single stage (no stage_calls): use --stage pack") from None
+    calls = stage_calls(items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order, dedupe=dedupe,
+                        **params)
+    if stage not in calls:
+        raise RuntimeError(f"the cell runs no {stage} stage")
+    return calls[stage]
 
 
 def build_suite(quick: bool) -> list[CellCase]:
     """One case per cell of the config named by ``PACKBENCH_GATE_CONFIG`` (`quick` is ignored)."""
-    from packbench.algorithms import pack
     from packbench.experiments.config import load_config, source_registry
     from packbench.experiments.measure import budget_tokens
     from packbench.experiments.plan import plan
 
     config = load_config(os.environ[CONFIG_ENV])
+    stage = os.environ.get(STAGE_ENV, "select")
     cases: dict[str, CellCase] = {}
     instances: dict[tuple, dict] = {}
     for pu in plan(config):
@@ -57,12 +87,7 @@ def build_suite(quick: bool) -> list[CellCase]:
                     source = source_registry().lookup(unit.source)(**unit.source_params)
                     instances[unit_key] = {inst.key: inst for inst in source.instances(unit.seed)}
                 inst = instances[unit_key][instance]
-                return inst.items, budget_tokens(cell.budget, inst)
+                return _stage_call(stage, inst.items, budget_tokens(cell.budget, inst), cell, config.dedupe)
 
-            def run_cell(state, cell=cell):
-                items, budget = state
-                return pack(items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order,
-                            dedupe=config.dedupe, **{**cell.strategy_params, **cell.order_params})
-
-            cases[name] = CellCase(name, setup, run_cell, _quality)
+            cases[name] = CellCase(name, setup, _call, _no_figures)
     return list(cases.values())
