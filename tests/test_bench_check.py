@@ -153,14 +153,14 @@ def test_unsure_cases_are_timed_again_until_decided_within_the_follow_up_limit(m
         return ABResult(a={n: list(x) for n, (x, _) in timings.items()}, b={n: list(y) for n, (_, y) in timings.items()})
 
     monkeypatch.setattr(check, "run_ab", fake_run_ab)
-    res, extra = check._timed(("A", "B"), {}, {}, 1.3, 0.001, 0.95)
+    res, extra = check._timed(("A", "B"), {}, {}, (1.3, 0.001, 0.95, False, 6))
     assert calls == [None, ["slow"]] and extra == 1  # only the unsure case, once
     assert len(res.a["slow"]) == len(res.b["slow"]) == 12 and len(res.a["same"]) == 6
-    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == Speed.SLOWER
+    assert check._speed(res, "slow", {}, (1.3, 0.001, 0.95, False, 6))[0] == Speed.SLOWER
 
     # A case that stays unsure is timed again at most FOLLOW_UPS times, then reported unsure (not failed).
     first, later = {"slow": ([2.0, 2.0, 1.0], [1.0] * 3)}, ([2.0, 2.0, 1.0], [1.0] * 3)
     calls.clear()
-    res, extra = check._timed(("A", "B"), {}, {}, 1.3, 0.001, 0.95)
+    res, extra = check._timed(("A", "B"), {}, {}, (1.3, 0.001, 0.95, False, 6))
     assert extra == check.FOLLOW_UPS and len(calls) == 1 + check.FOLLOW_UPS
-    assert check._speed(res, "slow", {}, 1.3, 0.001, 0.95)[0] == Speed.UNSURE
+    assert check._speed(res, "slow", {}, (1.3, 0.001, 0.95, False, 6))[0] == Speed.UNSURE

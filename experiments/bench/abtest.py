@@ -11,7 +11,8 @@ timing (calibrated on the warm-up, the same count on both sides): a timing
 window lasts at least `WINDOW_SECONDS` of CPU, so a call of a few microseconds
 is timed over thousands of calls, far above the clock's resolution. Both
 processes of a round get the same string-hash seed (the round's number), so
-set and dict layouts of one round match and differ between rounds.
+set and dict layouts of one round match and differ between rounds, and both
+are pinned to the same CPU (another each round).
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ __all__ = ["Side", "ABResult", "run_ab", "WorkerError"]
 
 WORKER = Path(__file__).with_name("worker.py")
 # A timing window lasts at least WINDOW_SECONDS (fast cases loop); a timing is the fastest of
-# enough windows to fill TIMING_SECONDS (at most MAX_REPEATS), so one preemption by another
-# process on a busy machine does not decide a pair.
-WINDOW_SECONDS = 0.01
+# enough windows to fill TIMING_SECONDS (at most MAX_REPEATS). On a busy machine the CPU time of a
+# window swells when another process shares the core's caches; the fastest of six short windows
+# is far less often disturbed than the fastest of three long ones (measured by gate_power.py).
+WINDOW_SECONDS = 0.005
 TIMING_SECONDS = 0.03
 MAX_LOOPS = 100_000
-MAX_REPEATS = 3
+MAX_REPEATS = 6
 
 
 class WorkerError(RuntimeError):
@@ -193,6 +195,7 @@ def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2
                 wa.close()
                 raise
             try:
+                _share_one_cpu(wa, wb, rnd)
                 names = _prepare_round(wa, wb, a, b, cases, rnd, res, say, skip_references)
                 work = [n for n in names if n not in res.references]
                 for p in range(pairs):
@@ -211,6 +214,24 @@ def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2
                 wa.close()
                 wb.close()
     return res
+
+
+def _share_one_cpu(wa: _Worker, wb: _Worker, rnd: int) -> None:
+    """Pin both processes of a round to one CPU (another each round) where the platform allows it.
+
+    They time strictly in turn, so they never compete; on different CPUs one side would keep the
+    neighbours of its CPU (another process's cache traffic) for its whole life, a bias no number
+    of pairs averages out.
+    """
+    if not hasattr(os, "sched_setaffinity"):
+        return
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+        cpu = allowed[rnd % len(allowed)]
+        for w in (wa, wb):
+            os.sched_setaffinity(w.proc.pid, {cpu})
+    except OSError:  # a process that already exited, or a container that forbids it
+        pass
 
 
 def _prepare_round(wa: _Worker, wb: _Worker, a: Side, b: Side, cases: Sequence[str] | None, rnd: int,

@@ -117,20 +117,20 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
         with tempfile.TemporaryDirectory(prefix="packbench-ref-") as tmp:
             tree = export_tree(git_repo, sha, Path(tmp) / "tree")
             sides = Side("current tree", root), Side(f"REF {sha[:10]}", tree)
-            res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median))
+            res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median, pairs))
         desc = (f"paired A/B: current tree vs REF {sha[:10]} ({why}), {rounds} rounds x {pairs} pairs"
                 f"{_passes(extra)}")
-        return CheckReport(PAIRED, desc, _rows(res, baseline, (tolerance, floor, confidence, real_at_median), {}), res)
+        return CheckReport(PAIRED, desc, _rows(res, baseline, (tolerance, floor, confidence, real_at_median, pairs), {}), res)
     ratios = _ratio_map(baseline)
     if not ratios:
         raise ValueError("no git history to compare with, and the baseline records no reference ratios: "
                          "run 'packbench bench --update-baseline' on a known-good tree")
     sides = Side("current tree", root), Side("reference cases", root, reference_for)
-    res, extra = _timed(sides, kw, ratios, (tolerance, floor, confidence, real_at_median))
+    res, extra = _timed(sides, kw, ratios, (tolerance, floor, confidence, real_at_median, pairs))
     desc = (f"no git history: each case paired with its fixed reference case, ratio compared with the "
             f"baseline's (recorded at {(baseline or {}).get('commit') or 'unknown commit'}), "
             f"{rounds} rounds x {pairs} pairs{_passes(extra)}")
-    return CheckReport(REFERENCE_CASES, desc, _rows(res, baseline, (tolerance, floor, confidence, real_at_median), ratios), res)
+    return CheckReport(REFERENCE_CASES, desc, _rows(res, baseline, (tolerance, floor, confidence, real_at_median, pairs), ratios), res)
 
 
 def project_ref(workdir: Path, against: str) -> tuple[Path, str]:
@@ -168,14 +168,22 @@ def run_project_check(workdir: Path, against: str, suite_file: Path, *, rounds: 
         sides = (Side("working tree", None, workdir=workdir),
                  Side(f"REF {sha[:10]}", None, workdir=tree / workdir.relative_to(top)))
         kw = dict(rounds=rounds, pairs=pairs, suite_file=suite_file, progress=progress)
-        res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median))
+        res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median, pairs))
     desc = (f"paired A/B: your project's working tree vs REF {sha[:10]} (--against {against}), the installed "
             f"packbench on both sides, {rounds} rounds x {pairs} pairs{_passes(extra)}")
-    return CheckReport(PAIRED, desc, _rows(res, None, (tolerance, floor, confidence, real_at_median), {}), res)
+    return CheckReport(PAIRED, desc, _rows(res, None, (tolerance, floor, confidence, real_at_median, pairs), {}), res)
 
 
-# (tolerance, floor, confidence, real_at_median): how a case's pairs are judged.
-_Judge = tuple[float, float, float, bool]
+# (tolerance, floor, confidence, real_at_median, pairs per round): how a case's pairs are judged.
+_Judge = tuple[float, float, float, bool, int]
+
+
+def _round_medians(a: list[float], b: list[float], per_round: int) -> list[float]:
+    """The median ratio of each round (fresh process pair): the pairs come round by round."""
+    import statistics
+
+    ratios = [x / y for x, y in zip(a, b)]
+    return [statistics.median(ratios[k:k + per_round]) for k in range(0, len(ratios), per_round)]
 
 
 def _speed(res: ABResult, name: str, ratios: dict[str, float], judge: _Judge) -> tuple[Speed, str, Paired | None]:
@@ -183,9 +191,18 @@ def _speed(res: ABResult, name: str, ratios: dict[str, float], judge: _Judge) ->
     if name not in res.a or (ratios and name not in ratios):
         return Speed.NOT_TIMED, "", None
     scale = ratios.get(name, 1.0)
-    tolerance, floor, confidence, real_at_median = judge
-    p = paired(res.a[name], [t * scale for t in res.b[name]], confidence)
+    tolerance, floor, confidence, real_at_median, per_round = judge
+    b = [t * scale for t in res.b[name]]
+    p = paired(res.a[name], b, confidence)
     speed, sentence = judge_speed(p, tolerance, floor, real_at_median=real_at_median)
+    if speed == Speed.SLOWER and real_at_median:
+        # A process can be slow for its whole life (where it was placed, what shares its core):
+        # a real slowdown shows in (nearly) every fresh pair of processes, such a bias in one.
+        rounds = _round_medians(res.a[name], b, per_round)
+        if sum(r <= 1.0 for r in rounds) > (len(rounds) - 1) // 3:
+            speed = Speed.UNSURE
+            sentence = (f"maybe slower, not in every round of fresh processes (round medians "
+                        f"{', '.join(f'{r:.2f}' for r in rounds)}): {sentence.removeprefix('slower: ')}")
     return speed, sentence, p
 
 

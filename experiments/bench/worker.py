@@ -11,7 +11,8 @@ original stdout (case code that prints goes to stderr instead).
 Requests:
     ``{"op": "prepare", "cases": [...]|null, "skip_references": bool}``: set
     up and warm up each case (one untimed run, one calibration run; reference
-    cases are left out when `skip_references`); answers
+    cases are left out when `skip_references`; the calibration doubles the calls
+    until they last `CALIBRATION_SECONDS`); answers
     ``{"cases": {name: {"seconds", "quality", "reference"} | {"error"} | {"skipped"}}, "all": [...]}``.
     ``{"op": "time", "case": name, "loops": n, "repeats": r}``: answers
     ``{"seconds": s}``, the fastest of `r` windows of `n` back-to-back calls,
@@ -101,6 +102,25 @@ def _jsonable(quality: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(quality, default=repr))
 
 
+# Calibration times doublings of calls until they take this long: one call of a few microseconds
+# is below what a single clock reading resolves, and its calls per timing would be miscounted.
+CALIBRATION_SECONDS = 0.002
+
+
+def _autorange(case: Any, state: Any) -> tuple[float, Any]:
+    """(CPU seconds per call, the first call's result), from 1, 2, 4, ... calls until they last long enough."""
+    calls = 1
+    while True:
+        start = time.process_time()
+        result = case.run(state)
+        for _ in range(calls - 1):
+            case.run(state)
+        spent = time.process_time() - start
+        if spent >= CALIBRATION_SECONDS or calls >= 1 << 20:
+            return spent / calls, result
+        calls *= 2
+
+
 def serve(cases: dict[str, Any], reply) -> None:
     """Answer requests from stdin until "quit" or end of input."""
     states: dict[str, Any] = {}
@@ -122,9 +142,8 @@ def serve(cases: dict[str, Any], reply) -> None:
                     states[name] = cases[name].setup()
                     cases[name].run(states[name])  # warm-up: lazy imports, caches
                     gc.collect()
-                    start = time.process_time()  # calibration run
-                    result = cases[name].run(states[name])
-                    out[name] = {"seconds": time.process_time() - start,
+                    seconds, result = _autorange(cases[name], states[name])
+                    out[name] = {"seconds": seconds,
                                  "quality": _jsonable(cases[name].quality(result)), "reference": reference}
                 except Exception as exc:  # reported per case; the other cases still run
                     states.pop(name, None)

@@ -40,7 +40,7 @@ QUALITY_COLUMNS = ("status", "mean score ratio", "worst score ratio", "answer re
 SPEED_COLUMNS = ("stage", "status", "CPU time ratio now/REF [95% interval]", "CPU ms per call now / REF",
                  "calls per sample", "pairs", "smallest detectable slowdown")
 # Fresh process pairs of the speed check: each round has its own memory layout and hash seed.
-SPEED_ROUNDS = 3
+SPEED_ROUNDS = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds per call of slowdown below which nothing fails (default 0); "
                              "overrides [gate].floor")
     parser.add_argument("--pairs", dest="tol_pairs", type=int, default=None,
-                        help=f"timing pairs per round ({SPEED_ROUNDS} rounds; default 8): more pairs detect "
+                        help=f"timing pairs per round ({SPEED_ROUNDS} rounds; default 12): more pairs detect "
                              f"smaller slowdowns and take longer; overrides [gate].pairs")
     for name, text in TOLERANCE_HELP.items():
         if name not in ("speed", "floor", "pairs", "stage"):

@@ -35,8 +35,8 @@ STAGE_CHOICES = ("select", "order", "fill", "dedupe", "pack")
 class Tolerances:
     """Allowed moves in the bad direction, per figure, and the speed check's settings (see `TOLERANCE_HELP`).
 
-    The speed defaults (1.1x with a slowdown that must be real at 95%, floor 0, 8 pairs in each of
-    3 rounds) are what `bench/gate_power.py` measured to flag a 1.2x slowdown of a 5 ms strategy
+    The speed defaults (1.1x with a slowdown that must be real at 95%, floor 0, 12 pairs in each of
+    2 rounds) are what `bench/gate_power.py` measured to flag a 1.2x slowdown of a 5 ms strategy
     and 1.5x of a 5 us one with no false alarm on a busy 2-core machine.
     """
 
@@ -49,7 +49,7 @@ class Tolerances:
     timeouts: int = 0
     speed: float = 1.1
     floor: float = 0.0
-    pairs: int = 8
+    pairs: int = 12
     stage: str = "select"
 
 
