@@ -28,7 +28,8 @@ from .revisions import RevisionError, default_ref, export_tree, git_toplevel, re
 from .stats import Paired, paired
 from .suite import reference_for
 
-__all__ = ["CheckReport", "run_check", "run_project_check", "project_ref", "source_root", "measure_reference_ratios"]
+__all__ = ["CheckReport", "run_check", "run_project_check", "project_ref", "source_root", "measure_reference_ratios",
+           "scope_note"]
 
 PAIRED = "paired"
 REFERENCE_CASES = "reference cases"
@@ -66,6 +67,22 @@ def source_root() -> Path | None:
 
     root = Path(packbench.__file__).resolve().parents[1]
     return root if (root / "pyproject.toml").is_file() and (root / "experiments" / "bench").is_dir() else None
+
+
+def scope_note(workdir: Path) -> str | None:
+    """What ``bench --check`` times, said when run from outside the packbench checkout it benchmarks.
+
+    ``bench --check`` is packbench's own suite against packbench's own history, wherever it runs;
+    a user's code is gated by ``packbench gate`` (docs/ci-gate.md). None inside the checkout.
+    """
+    root = source_root()
+    here = git_toplevel(workdir) or workdir.resolve()
+    if root is not None and here == root.resolve():
+        return None
+    where = f"its checkout at {root}" if root is not None else "the installed package"
+    return (f"note: 'packbench bench --check' benchmarks packbench itself ({where}), not the project in "
+            f"{workdir}; to gate your own strategy use 'packbench gate CONFIG --baseline DIR --against REF' "
+            f"(see docs/ci-gate.md)")
 
 
 def _ratio_map(baseline: dict[str, Any] | None) -> dict[str, float]:

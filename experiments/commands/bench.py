@@ -1,4 +1,9 @@
-"""`packbench bench [--quick] [--check [--against REF]] [--update-baseline]`: the suite and its regression gate."""
+"""`packbench bench [--quick] [--check [--against REF]] [--update-baseline]`: packbench's own suite and its gate.
+
+``--check`` always benchmarks packbench itself (its checkout, or the installed
+package); run from another project it says so. A user's code is gated by
+`packbench gate` (docs/ci-gate.md).
+"""
 
 from __future__ import annotations
 
@@ -85,8 +90,11 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace, baseline_path: Path, cases: list[str] | None) -> int:
-    from packbench.experiments.bench.check import run_check
+    from packbench.experiments.bench.check import run_check, scope_note
 
+    note = scope_note(Path.cwd())
+    if note:
+        print(note, flush=True)
     baseline = load_baseline(baseline_path) if baseline_path.is_file() or args.no_history else None
     report = run_check(against=args.against, baseline=baseline, no_history=args.no_history, cases=cases,
                        full=not args.quick, rounds=args.rounds, pairs=args.pairs, tolerance=args.tolerance,
@@ -100,7 +108,8 @@ def _check(args: argparse.Namespace, baseline_path: Path, cases: list[str] | Non
                          r.quality), "; ".join(r.notes)) for r in report.rows]
     if args.markdown:
         write_atomic(args.markdown, markdown_table("packbench bench --check", (
-            "speed", "cur/ref (interval)", "ms cur / ref", "quality"), outcomes, intro=f"Mode: {report.description}."))
+            "speed", "CPU time ratio now/REF [95% interval]", "CPU ms per call now / REF", "quality"), outcomes,
+            intro=f"Mode: {report.description}." + (f" {note}" if note else "")))
     if args.junit:
         write_junit(args.junit, "packbench.bench", outcomes)
     if args.out:

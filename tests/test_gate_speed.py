@@ -1,0 +1,146 @@
+"""The user gate's speed check: the stage it times, the rule it judges by, its options, history and scope."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from packbench.algorithms import Packing
+from packbench.experiments.bench.check import scope_note
+from packbench.experiments.bench.compare import detectable, judge_speed
+from packbench.experiments.bench.stats import paired
+from packbench.experiments.cli import main as cli_main
+from packbench.experiments.gate import speed_suite
+from packbench.experiments.gate.history import HISTORY_FILE, append_record, load_history
+from packbench.experiments.gate.status import Speed
+from packbench.experiments.gate.tolerances import parse_tolerances
+from packbench.experiments.storage import RunStore
+
+CONFIG = """
+name = "speedy"
+seeds = [0]
+repeats = 3
+budgets = [0.3, 0.6]
+near_dup = [0.8]
+reference = "exact_dp"
+
+[[sources]]
+name = "pisinger"
+cls = ["uncorrelated"]
+n = 12
+
+[[strategies]]
+name = "userstrat:busy"
+"""
+
+STRATEGY = """
+import time
+
+def busy(items, budget):
+    end = time.process_time() + 0.01  # 10 ms of CPU per call, whatever the instance
+    while time.process_time() < end:
+        pass
+    return [items[0].id]
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "user.toml").write_text(CONFIG)
+    (tmp_path / "userstrat.py").write_text(STRATEGY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(speed_suite.CONFIG_ENV, str(tmp_path / "user.toml"))
+    return tmp_path
+
+
+@pytest.mark.parametrize("stage", ["select", "pack", "dedupe", "order"])
+def test_the_speed_suite_times_the_chosen_stage_of_each_cell(project, monkeypatch, stage):
+    monkeypatch.setenv(speed_suite.STAGE_ENV, stage)
+    cases = speed_suite.build_suite(True)
+    assert [c.name for c in cases] == ["pisinger / 0.3 / userstrat:busy", "pisinger / 0.6 / userstrat:busy"]
+    state = cases[0].setup()
+    start = time.process_time()
+    out = cases[0].run(state)
+    spent = time.process_time() - start
+    if stage == "select":  # the user's function alone: its ids, its 10 ms
+        assert isinstance(out, list) and spent >= 0.01
+    elif stage == "pack":
+        assert isinstance(out, Packing) and spent >= 0.01
+    else:  # dedupe and order do not run the strategy
+        assert spent < 0.01
+
+
+def test_a_stage_the_cell_does_not_run_is_an_error_of_that_cell(project, monkeypatch):
+    monkeypatch.setenv(speed_suite.STAGE_ENV, "fill")
+    [case, _] = speed_suite.build_suite(True)
+    with pytest.raises(RuntimeError, match="runs no fill stage"):
+        case.setup()
+
+
+def _p(ratios, ref=0.001):
+    return paired([r * ref for r in ratios], [ref] * len(ratios))
+
+
+def test_the_user_rule_fails_a_real_slowdown_over_the_tolerance_only():
+    tight = [1.18, 1.2, 1.22, 1.19, 1.21, 1.2, 1.2, 1.23, 1.17, 1.2, 1.21, 1.19]
+    assert judge_speed(_p(tight), 1.1, 0.0, real_at_median=True)[0] == Speed.SLOWER
+    assert judge_speed(_p(tight), 1.1, 0.0)[0] == Speed.SLOWER  # the bench's rule: the interval over 1.1
+    wide = [0.9, 1.5, 1.3, 1.0, 1.4, 1.25, 0.95, 1.3, 1.2, 1.45, 0.98, 1.35]
+    assert judge_speed(_p(wide), 1.1, 0.0, real_at_median=True)[0] == Speed.UNSURE  # interval reaches 1
+    assert judge_speed(_p([1.05] * 12), 1.1, 0.0, real_at_median=True)[0] == Speed.OK
+    # A floor per call: 0.2 us slower per 1 us call is under a 1 us floor.
+    assert judge_speed(_p(tight, ref=1e-6), 1.1, 1e-6, real_at_median=True)[0] == Speed.OK
+
+
+def test_detectable_slowdown_grows_with_the_noise_and_the_floor():
+    quiet, noisy = _p([1.0, 1.01, 0.99] * 8), _p([0.8, 1.0, 1.25] * 8)
+    assert detectable(quiet, 1.1, 0.0, real_at_median=True) == pytest.approx(1.1)
+    assert detectable(noisy, 1.1, 0.0, real_at_median=True) == pytest.approx(1.25)
+    assert detectable(quiet, 1.1, 0.0005, real_at_median=True) == pytest.approx(1.5)  # 0.5 ms on 1 ms calls
+    assert detectable(quiet, 1.1, 0.0) == pytest.approx(1.1 * 1.0 / 0.99)  # the bench's rule: tolerance x spread
+
+
+def test_gate_table_holds_the_speed_settings():
+    tol = parse_tolerances({"speed": 1.2, "floor": 0, "pairs": 20, "stage": "order"})
+    assert (tol.speed, tol.floor, tol.pairs, tol.stage) == (1.2, 0.0, 20, "order")
+    for table, msg in (({"stage": "strategy"}, "stage: must be one of select"), ({"pairs": 0}, "pairs: must be >= 1"),
+                       ({"floor": -1e-3}, "floor: must be >= 0"), ({"pairs": 2.5}, "whole number")):
+        with pytest.raises(ValueError, match=msg):
+            parse_tolerances(table)
+
+
+def test_rows_carry_cpu_time_per_stage(project):
+    assert cli_main(["run", "user.toml", "--out", "res", "--yes"]) == 0
+    rows = RunStore(project / "res").load()
+    assert rows and all(r["status"] == "ok" for r in rows)
+    for r in rows:
+        assert r["cpu_select_s"] >= 0.01 and r["cpu_pack_s"] >= r["cpu_select_s"] + r["cpu_dedupe_s"]
+        assert r["cpu_fill_s"] is None  # no fill ran
+
+
+def test_history_store_appends_and_draws_over_commits(tmp_path, capsys):
+    for k, ms in enumerate((1.0, 1.6)):
+        append_record(tmp_path, {"commit": f"{k:040d}", "dirty": False, "cells": {"s / 0.3 / a": {"ratio_mean": 0.9}},
+                                 "speed": {"s / 0.3 / a": {"ms_now": ms, "ratio": 1.0 + k}}})
+    with open(tmp_path / HISTORY_FILE, "ab") as fh:
+        fh.write(b"\0\0\0\n")
+    records, bad = load_history(tmp_path)
+    assert [r["speed"]["s / 0.3 / a"]["ms_now"] for r in records] == [1.0, 1.6] and bad == 1
+    assert cli_main(["report", "--history", str(tmp_path)]) == 0
+    assert "skipped 1 unreadable line" in capsys.readouterr().err
+    for name in ("history_speed.png", "history_quality.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(FileNotFoundError, match="no history.jsonl"):
+        load_history(tmp_path / "none")
+
+
+def test_bench_check_says_it_benchmarks_packbench_outside_its_checkout(tmp_path):
+    note = scope_note(tmp_path)
+    assert note is not None and "benchmarks packbench itself" in note and "packbench gate" in note
+    from packbench.experiments.bench.check import source_root
+    root = source_root()
+    if root is not None:
+        assert scope_note(root) is None
