@@ -92,8 +92,9 @@ def _resolve(strategy: Any, order: Any, dedupe: Any, fill: Any, pinned_overflow:
     if fill_cls is not None:
         consumers.append((f"fill {fill!r}", fill_cls.PARAMS))
     routed = _route(params, consumers, open_to=0 if strategy_cls.EXTRA_PARAMS else None)
+    chooser, arranger = strategy_cls(**routed[0]), order_cls(**routed[1])
     filler = fill_cls(**routed[2]) if fill_cls is not None else None
-    return _Parts(strategy, strategy_cls(**routed[0]), order_cls(**routed[1]), filler, deduper)
+    return _Parts(strategy, chooser, arranger, filler, deduper)
 
 
 def _split_pinned(items: list[Item]) -> tuple[list[Item], list[Item]]:
@@ -122,7 +123,8 @@ def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int) -
     return Problem(survivors, min(room, sum(map(attrgetter("tokens"), survivors))), tuple(pinned))
 
 
-def _refuse_or_pass(parts: _Parts, problem: Problem) -> None:
+def _refuse_if_skipped(parts: _Parts, problem: Problem) -> None:
+    """Raise the strategy's declared refusal (`Refused`) when its ``skip`` gives a reason."""
     refusal = parts.chooser.skip(problem)
     if refusal is not None:
         raise Refused(parts.strategy, refusal)
@@ -151,6 +153,7 @@ def _unchosen(problem: Problem, picked: tuple[int, ...]) -> list[Item]:
 def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: _Parts, selection: Selection,
               dropped: Mapping[str, str], seconds: float, truncated: str | None, over: bool, info: dict,
               watch: _Stopwatch) -> Packing:
+    """The `Packing`: pinned items first, the ordered choice, the bound shifted by the pinned score."""
     pinned_score = math.fsum(it.score for it in pinned)
     upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
     return Packing(pinned + list(ordered), budget=budget, strategy=parts.strategy, optimal=selection.optimal,
@@ -228,7 +231,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     watch.lap("dedupe")
     room = budget - pinned_tokens
     problem = _problem(candidates, kept, pinned, room)
-    _refuse_or_pass(parts, problem)
+    _refuse_if_skipped(parts, problem)
     watch.mark()
     selection = parts.chooser.select(problem)
     watch.lap("select")

@@ -65,12 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stage", choices=STAGE_CHOICES, default=None,
                         help="what --against times: select (your strategy; a plain function alone), order, fill, "
                              "dedupe or pack (the whole call); overrides [gate].stage (default select)")
-    parser.add_argument("--tolerance", dest="tol_speed", type=float, default=None,
+    parser.add_argument("--tolerance", dest="tol_speed", metavar="X", type=float, default=None,
                         help="slowdown factor of the stage that fails (default 1.1); overrides [gate].speed")
-    parser.add_argument("--floor", dest="tol_floor", type=float, default=None,
+    parser.add_argument("--floor", dest="tol_floor", metavar="SECONDS", type=float, default=None,
                         help="seconds per call of slowdown below which nothing fails (default 0); "
                              "overrides [gate].floor")
-    parser.add_argument("--pairs", dest="tol_pairs", type=int, default=None,
+    parser.add_argument("--pairs", dest="tol_pairs", metavar="N", type=int, default=None,
                         help=f"timing pairs per round ({SPEED_ROUNDS} rounds; default 12): more pairs detect "
                              f"smaller slowdowns and take longer; overrides [gate].pairs")
     for name, text in TOLERANCE_HELP.items():
