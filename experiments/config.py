@@ -39,7 +39,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 __all__ = ["ExperimentConfig", "SourceEntry", "StrategyEntry", "OrderEntry", "load_config", "parse_config",
-           "source_registry", "registry", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
+           "source_registry", "registry", "layers", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
 
 # The utility curve when a config names none: Liu et al. 2024, GPT-3.5-Turbo with 20 documents
 # (a preset of algorithms/orders/curves.py).
@@ -57,6 +57,13 @@ def registry(kind: str) -> Any:
     """The `Registry` of one config layer: "source", "strategy" or "order"."""
     from packbench.algorithms import ORDERS, STRATEGIES
     return {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
+
+
+def layers() -> tuple[Any, ...]:
+    """Every pluggable layer (`packbench.algorithms.component.Layer`): the library's, then the sources."""
+    from packbench.algorithms.component import Layer
+    from packbench.algorithms.registry import LAYERS
+    return (*LAYERS, Layer("family or corpus", source_registry, "sources", exercised=True))
 
 
 def sweep(params: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
@@ -198,6 +205,8 @@ class ExperimentConfig(BaseModel):
     reference: str | None = None
     reference_params: dict[str, Any] = Field(default_factory=dict)
     dedupe: str = "exact"
+    # A fill (`pack(fill=...)`) for every run, with its default parameters; None: no fill.
+    fill: str | None = None
     curve: str | list[float] = DEFAULT_CURVE
     plots: list[str] | None = None
     # Tolerances of `packbench gate` (experiments/gate/tolerances.py); `run` does not read them.
@@ -223,8 +232,15 @@ class ExperimentConfig(BaseModel):
     @classmethod
     def _check_dedupe(cls, value: str) -> str:
         from packbench.algorithms import DEDUPE_METHODS
-        if value not in DEDUPE_METHODS:
-            raise ValueError(f"unknown dedupe method {value!r}; valid: {', '.join(sorted(DEDUPE_METHODS))}")
+        DEDUPE_METHODS.lookup(value)  # a name, a plug-in's name or an import path, as in pack()
+        return value
+
+    @field_validator("fill")
+    @classmethod
+    def _check_fill(cls, value: str | None) -> str | None:
+        from packbench.algorithms import FILLS
+        if value is not None:
+            FILLS.lookup(value)()  # resolves, and builds with its defaults as every run will
         return value
 
     @field_validator("curve")
@@ -291,6 +307,15 @@ class ExperimentConfig(BaseModel):
             return self.reference
         from packbench.algorithms import STRATEGIES
         return "exact" if "exact" in STRATEGIES else "exact_dp"
+
+    def names(self, key: str) -> set[str]:
+        """The component names the config uses under one of its keys (`Layer.config_key`), overrides included."""
+        if key == "orders":
+            return {o.name for o in self.orders} | {o.name for s in self.sources for o in s.orders or ()}
+        if key in ("strategies", "sources"):
+            return {entry.name for entry in getattr(self, key)}
+        value = getattr(self, key)
+        return set() if value is None else {value}
 
     @property
     def plot_names(self) -> list[str]:

@@ -113,9 +113,12 @@ def resolved(kind: str, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _config_params(config: ExperimentConfig) -> dict[str, Any]:
-    return {"dedupe": config.dedupe, "reference": config.reference_name,
-            "reference_params": resolved("strategy", config.reference_name, config.reference_params),
-            "curve": _jsonable(config.curve)}
+    params = {"dedupe": config.dedupe, "reference": config.reference_name,
+              "reference_params": resolved("strategy", config.reference_name, config.reference_params),
+              "curve": _jsonable(config.curve)}
+    if config.fill is not None:  # only when set, so the ids of runs without a fill stay what they were
+        params["fill"] = config.fill
+    return params
 
 
 def _unit_params(unit: Unit) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from packbench.algorithms import STRATEGIES
-from packbench.experiments.config import load_config, parse_config
+from packbench.experiments.config import ExperimentConfig, layers, load_config, parse_config
 
 BASE = {
     "name": "t",
@@ -184,17 +184,31 @@ def test_shipped_configs_are_valid(name):
     assert cfg.name == name.removesuffix(".toml")
 
 
-def test_default_config_exercises_every_registered_name():
-    from packbench.algorithms import ORDERS
-    from packbench.experiments.config import source_registry
+@pytest.mark.parametrize("layer", [layer for layer in layers() if layer.exercised], ids=lambda layer: layer.name)
+def test_default_config_exercises_every_registered_name(layer):
     from packbench.experiments.provenance import REPO_ROOT
 
+    # Left out by the layer: peer adapters (their extras; configs/peers.toml runs them) and components
+    # without defaults (file corpora read a user's file; tests/test_corpus_files.py runs them).
     cfg = load_config(REPO_ROOT / "configs" / "default.toml")
-    from packbench.algorithms.peers import PEER_ORDERS, PEER_STRATEGIES
+    missing = sorted(set(layer.must_exercise()) - cfg.names(layer.config_key))
+    assert not missing, "; ".join(f"add `{name}` to configs/default.toml (under `{layer.config_key}`)"
+                                  for name in missing)
 
-    # Peers need their extras; configs/peers.toml runs them.
-    assert {s.name for s in cfg.strategies} == set(STRATEGIES) - {cls.name for cls in PEER_STRATEGIES}
-    orders = {o.name for o in cfg.orders} | {o.name for s in cfg.sources for o in s.orders or ()}
-    assert orders == set(ORDERS) - {cls.name for cls in PEER_ORDERS}
-    # File corpora read a user's file (tests/test_corpus_files.py runs them); a shipped config has none.
-    assert {s.name for s in cfg.sources} == set(source_registry()) - {"jsonl", "parquet"}
+
+def test_every_layer_declares_its_entry_point_group_and_config_key():
+    declared = {layer.name: (layer.group, layer.config_key) for layer in layers()}
+    assert declared == {"strategy": ("packbench.strategies", "strategies"), "order": ("packbench.orders", "orders"),
+                        "fill": ("packbench.fills", "fill"), "dedupe method": ("packbench.dedupe", "dedupe"),
+                        "embedder": ("packbench.embedders", None),
+                        "family or corpus": ("packbench.sources", "sources")}
+    assert {layer.config_key for layer in layers()} - {None} <= set(ExperimentConfig.model_fields)
+
+
+def test_dedupe_and_fill_take_import_paths_as_pack_does():
+    cfg = parse_config(with_(dedupe="tests.plugins:KeepAll", fill="truncate"))
+    assert cfg.dedupe == "tests.plugins:KeepAll" and cfg.fill == "truncate"
+    assert "unknown dedupe method 'nope'" in error_of(with_(dedupe="nope"))
+    assert "unknown fill 'nope'" in error_of(with_(fill="nope"))
+    assert "cannot import module 'no_such_mod'" in error_of(with_(fill="no_such_mod:Fill"))
+    assert parse_config(with_()).fill is None
