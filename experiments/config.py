@@ -36,7 +36,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError,
+                      field_validator, model_validator)
 
 __all__ = ["ExperimentConfig", "SourceEntry", "StrategyEntry", "OrderEntry", "load_config", "parse_config",
            "source_registry", "registry", "layers", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
@@ -95,8 +96,12 @@ def check_near_dup(values: list[Any]) -> list[Any]:
     return [v if v == "off" else float(v) for v in values]
 
 
-def _seed_range(spec: dict[str, Any]) -> list[int]:
-    """``seeds = { start = 0, stop = 1000 }`` (``step`` optional): the seeds of ``range(start, stop, step)``."""
+def _seed_range(spec: dict[str, Any]) -> range:
+    """``seeds = { start = 0, stop = 1000 }`` (``step`` optional): ``range(start, stop, step)``, never a list.
+
+    Kept a `range` so that a config of 10^9 seeds costs nothing to load; planning counts it lazily
+    (`experiments.sizes`).
+    """
     unknown = sorted(set(spec) - {"start", "stop", "step"})
     if unknown or "stop" not in spec:
         raise ValueError(f"seeds: a range is {{ start = A, stop = B, step = C }} (stop required, start 0 and step 1 "
@@ -107,10 +112,28 @@ def _seed_range(spec: dict[str, Any]) -> list[int]:
             raise ValueError(f"seeds.{key}: must be an int, got {value!r}")
     if bounds["step"] < 1 or bounds["start"] < 0 or bounds["stop"] <= bounds["start"]:
         raise ValueError(f"seeds: need 0 <= start < stop and step >= 1, got {bounds}")
-    return list(range(bounds["start"], bounds["stop"], bounds["step"]))
+    return range(bounds["start"], bounds["stop"], bounds["step"])
+
+
+def check_seeds(value: Any) -> list[int] | range:
+    """Seeds are a non-empty list of ints >= 0 (the sources seed numpy generators, which reject negative
+    seeds at run time) or a `range` of them (from ``{ start, stop, step }``)."""
+    if isinstance(value, range):
+        return value
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"must be a non-empty list of ints or {{ start = A, stop = B }}, got {value!r}")
+    for pos, seed in enumerate(value):
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seeds[{pos}]: must be an int greater than or equal to 0, got {seed!r}")
+    return value
+
+
+def _dump_seeds(value: list[int] | range) -> Any:
+    return {"start": value.start, "stop": value.stop, "step": value.step} if isinstance(value, range) else value
 
 
 Budgets = Annotated[list[Any], Field(min_length=1), AfterValidator(check_budgets)]
+Seeds = Annotated[Any, PlainValidator(check_seeds), PlainSerializer(_dump_seeds)]
 NearDups = Annotated[list[Any], Field(min_length=1), AfterValidator(check_near_dup)]
 
 
@@ -197,8 +220,7 @@ class ExperimentConfig(BaseModel):
     sources: list[SourceEntry] = Field(min_length=1)
     strategies: list[StrategyEntry] = Field(min_length=1)
     orders: list[OrderEntry] = Field(default_factory=lambda: [OrderEntry(name="original")], min_length=1)
-    # Non-negative: the sources seed numpy generators, which reject negative seeds at run time.
-    seeds: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0], min_length=1)
+    seeds: Seeds = Field(default_factory=lambda: [0])
     budgets: Budgets | None = None
     near_dup: NearDups = Field(default_factory=lambda: [0.8])
     repeats: int = Field(3, ge=1, le=1000)
@@ -225,7 +247,7 @@ class ExperimentConfig(BaseModel):
                 data["seeds"] = _seed_range(data["seeds"])
             for key in ("seeds", "budgets", "near_dup", "orders"):
                 if key in data:
-                    data[key] = data[key] if isinstance(data[key], list) else [data[key]]
+                    data[key] = data[key] if isinstance(data[key], (list, range)) else [data[key]]
         return data
 
     @field_validator("dedupe")
@@ -337,7 +359,7 @@ def _format_errors(exc: ValidationError, origin: str) -> str:
             msg = f"unknown key; valid keys: {', '.join(ExperimentConfig.model_fields)}"
         elif "input" in err and err["type"].endswith("_type"):
             msg += f" (got {err['input']!r})"
-        lines.append(f"{loc}: {msg}" if loc else msg)
+        lines.append(f"{loc}: {msg}" if loc and not msg.startswith(loc) else msg)  # a message may name its item
     return f"{origin}: invalid config: " + "; ".join(lines)
 
 
