@@ -135,9 +135,26 @@ def test_unknown_reference_lists_strategies():
     assert "reference" in msg and "unknown strategy 'optimal'" in msg and "exact_dp" in msg
 
 
-def test_unknown_plot_lists_plots():
-    msg = error_of(with_(plots=["pie"]))
-    assert "plots" in msg and "unknown plot 'pie'" in msg and "ratio_vs_budget" in msg
+def test_the_report_and_the_gate_validate_their_sections():
+    from packbench.experiments.sections import check_sections
+
+    # Loading a config imports neither the report nor the gate; their owners check their sections.
+    with pytest.raises(ValueError, match=r"plots: unknown plot 'pie'; valid: .*ratio_vs_budget") as info:
+        check_sections(parse_config(with_(plots=["pie"])))
+    assert "invalid config" in str(info.value)
+    with pytest.raises(ValueError, match=r"gate: unknown key 'bogus'"):
+        check_sections(parse_config(with_(gate={"bogus": 1})))
+    check_sections(parse_config(with_(plots=["ratio_vs_budget"], gate={"errors": 2.0})))
+
+
+def test_packbench_run_refuses_an_unknown_plot_before_any_run(tmp_path, capsys):
+    from packbench.experiments.cli import main
+
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "bad"\nbudgets = [10]\nplots = ["pie"]\nstrategies = ["greedy"]\n'
+                    '[[sources]]\nname = "traps"\n')
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert "unknown plot 'pie'" in capsys.readouterr().err and not (tmp_path / "out").exists()
 
 
 def test_entry_without_name_lists_choices():

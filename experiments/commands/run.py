@@ -150,6 +150,7 @@ def main(args: argparse.Namespace) -> int:
     from ..corpora import data_notes
     from ..executors import make_executor
     from ..plan import MAX_RUNS, check_size, plan, plan_size
+    from ..sections import check_sections
     from ..runner import run_experiment
 
     workers = args.workers if args.workers is not None else available_cpus()
@@ -157,6 +158,7 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--workers must be >= 1, got {workers}")
     path = resolve_config_path(args.config)
     config = load_config(path)
+    check_sections(config, str(path))
     console = Console(progress=not args.no_progress)
     out = args.out if args.out is not None else default_out_dir(config.name)
     if args.out is None and out.parent.name == "local":
