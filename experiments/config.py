@@ -11,7 +11,7 @@ list (e.g. curve weights) is swept by wrapping: ``curve = [[1.0, 0.5, 0.8]]``.
 A source may override ``budgets``, ``near_dup`` and ``orders`` for its runs, and
 leave strategies of the config out of them (``skip_strategies = ["bnb"]``).
 
-Example (see configs/*.toml)::
+Example (see ``configs/*.toml``)::
 
     name = "demo"
     budgets = [0.25, 0.5, "natural"]  # int: tokens; float in (0, 1]: share of all tokens
