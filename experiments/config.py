@@ -54,10 +54,10 @@ def source_registry() -> Any:
     return CORPORA.merged(FAMILIES, "family or corpus", group="packbench.sources")
 
 
-def registry(kind: str) -> Any:
+def registry(layer: str) -> Any:
     """The `Registry` of one config layer: "source", "strategy" or "order"."""
     from packbench.algorithms import ORDERS, STRATEGIES
-    return {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
+    return {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[layer]()
 
 
 def layers() -> tuple[Any, ...]:
@@ -141,7 +141,7 @@ class _Entry(BaseModel):
     """A registered name plus its parameters given as keyword fields (lists sweep)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-    KIND: ClassVar[str] = ""
+    LAYER: ClassVar[str] = ""
     LABEL: ClassVar[str] = ""
     OVERRIDES: ClassVar[tuple[str, ...]] = ()
 
@@ -156,7 +156,7 @@ class _Entry(BaseModel):
         if not isinstance(data, dict):
             raise ValueError(f"must be a name or a table with 'name' and parameters, got {type(data).__name__}")
         if "name" not in data:
-            raise ValueError(f"missing key 'name' (the {cls.LABEL}); valid: {', '.join(sorted(registry(cls.KIND)))}")
+            raise ValueError(f"missing key 'name' (the {cls.LABEL}); valid: {', '.join(sorted(registry(cls.LAYER)))}")
         params = {k: v if isinstance(v, list) else [v] for k, v in data.items()
                   if k != "name" and k not in cls.OVERRIDES}
         for key, values in params.items():
@@ -167,7 +167,7 @@ class _Entry(BaseModel):
 
     @model_validator(mode="after")
     def _check_registered(self) -> "_Entry":
-        cls = registry(self.KIND).lookup(self.name)
+        cls = registry(self.LAYER).lookup(self.name)
         for combo in sweep(self.params):
             try:  # validates names, types and ranges of this combination
                 cls(**combo)
@@ -183,7 +183,7 @@ class _Entry(BaseModel):
 class SourceEntry(_Entry):
     """A family or corpus and its parameters; it may override budgets, near_dup, orders and skip strategies."""
 
-    KIND: ClassVar[str] = "source"
+    LAYER: ClassVar[str] = "source"
     LABEL: ClassVar[str] = "family or corpus"
     OVERRIDES: ClassVar[tuple[str, ...]] = ("budgets", "near_dup", "orders", "skip_strategies")
 
@@ -196,14 +196,14 @@ class SourceEntry(_Entry):
 class StrategyEntry(_Entry):
     """A strategy and its parameter grid."""
 
-    KIND: ClassVar[str] = "strategy"
+    LAYER: ClassVar[str] = "strategy"
     LABEL: ClassVar[str] = "strategy"
 
 
 class OrderEntry(_Entry):
     """An order and its parameter grid."""
 
-    KIND: ClassVar[str] = "order"
+    LAYER: ClassVar[str] = "order"
     LABEL: ClassVar[str] = "order"
 
 

@@ -153,9 +153,9 @@ def plan_size(config: ExperimentConfig, sources: dict[Any, Any] | None = None) -
     for source in config.sources:
         cells_per_strategy = sum(_grid_size(o.params) for o in source.orders or config.orders) * \
             len(source.budgets or config.budgets) * len(source.near_dup or config.near_dup)
-        kind = registry.lookup(source.name).kind
+        source_kind = registry.lookup(source.name).kind
         for params in source.grid():
-            unit = Unit(source.name, params, first, (), resolved("source", source.name, params), kind)
+            unit = Unit(source.name, params, first, (), resolved("source", source.name, params), source_kind)
             n_instances = len(_keys(unit, sources, registry, remember=True)[0])
             units += seeds
             for strategy in config.strategies:
