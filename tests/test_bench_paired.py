@@ -22,8 +22,10 @@ from packbench.experiments.bench.check import run_check, source_root
 from packbench.experiments.bench.compare import SLOWER
 
 ROOT = source_root()
-pytestmark = pytest.mark.skipif(ROOT is None or shutil.which("git") is None,
-                                reason="needs a source checkout of packbench and git")
+# One xdist worker builds the module's copy of the tree once (`--dist loadgroup`), not one per worker.
+pytestmark = [pytest.mark.skipif(ROOT is None or shutil.which("git") is None,
+                                 reason="needs a source checkout of packbench and git"),
+              pytest.mark.xdist_group("bench_paired_repo")]
 
 TINY_SUITE = '''
 import random
