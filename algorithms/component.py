@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from .params import Param, resolve_params
 from .plugins import entry_point_distribution, entry_points, import_object, is_import_path, lenient_ref
 
-__all__ = ["Component", "Registry", "Resolved"]
+__all__ = ["Component", "Registry", "Resolved", "Layer"]
 
 
 class Component:
@@ -242,3 +243,52 @@ class Registry(Mapping[str, type[C]], Generic[C]):
         base = self.base if self.base is other.base else Component
         return Registry(kind or self.kind, [*self._table.values(), *other._table.values()], base=base,
                         group=group)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One pluggable layer, declared once: what configs, `packbench list`, the checks and the tests read.
+
+    Attributes:
+        name: The layer's name, as in messages (the registry's `kind`, e.g. ``"strategy"``).
+        load: Returns the layer's `Registry` (a function, so declaring a layer imports none of its code).
+        config_key: The experiment-config key that names components of this layer (``"strategies"``,
+            ``"fill"``, ...), or None where a config names none.
+        exercised: Whether ``configs/default.toml`` must run every built-in component of the layer that
+            needs neither an optional extra nor a parameter without default (tests/test_config.py checks it).
+    """
+
+    name: str
+    load: Callable[[], Registry[Any]]
+    config_key: str | None
+    exercised: bool = False
+
+    @property
+    def registry(self) -> Registry[Any]:
+        """The layer's registry."""
+        return self.load()
+
+    @property
+    def group(self) -> str | None:
+        """The entry-point group of the layer's plug-ins (declared on its registry)."""
+        return self.registry.group
+
+    def must_exercise(self) -> list[str]:
+        """The built-in names the main config must run (empty unless `exercised`).
+
+        Left out: components behind an optional extra (they declare `unavailable`, e.g. peer adapters,
+        run by configs/peers.toml) and components that cannot be built with their defaults (a file corpus
+        needs its `path`).
+        """
+        if not self.exercised:
+            return []
+        names = []
+        for name, cls in self.registry.items():
+            if hasattr(cls, "unavailable"):
+                continue
+            try:
+                cls()
+            except (TypeError, ValueError):
+                continue
+            names.append(name)
+        return sorted(names)

@@ -135,7 +135,7 @@ class WordLlamaEmbedder(Embedder):
         return np.asarray(self._load().embed(list(texts), norm=False), dtype=np.float64)
 
 
-EMBEDDERS: Registry[Embedder] = Registry("embedder", [HashingEmbedder, WordLlamaEmbedder])
+EMBEDDERS: Registry[Embedder] = Registry("embedder", [HashingEmbedder, WordLlamaEmbedder], group="packbench.embedders")
 
 
 def default_cache_dir() -> Path:

@@ -2,14 +2,16 @@
 
 Adding a strategy is one module under `strategies/` plus one entry in the list below. Peer adapters
 (`peers/`) are always registered; where a peer is not installed they declare `skip` with the extra.
-Strategies, orders and fills from outside need no entry here: they are named by import path or
-registered by an installed distribution in the entry-point groups below (see `plugins` and
-docs/extending.md).
+Components from outside need no entry here: they are named by import path or registered by an
+installed distribution in the layer's entry-point group (see `plugins` and docs/extending.md).
+
+`LAYERS` declares each layer of the library once (registry, config key, whether the main config must
+run every built-in); `packbench.experiments.config.layers()` adds the sources.
 """
 
 from __future__ import annotations
 
-from .component import Registry
+from .component import Layer, Registry
 from .fill import Fill
 from .orders import CurveOrder, LostInMiddle, Order, Original, ScoreDesc
 from .peers import PEER_ORDERS, PEER_STRATEGIES
@@ -28,7 +30,7 @@ from .strategies.recency import Recency
 from .strategies.submodular import Submodular
 from .truncate import Truncate
 
-__all__ = ["STRATEGIES", "ORDERS", "FILLS"]
+__all__ = ["STRATEGIES", "ORDERS", "FILLS", "LAYERS"]
 
 STRATEGIES: Registry[Strategy] = Registry("strategy", [
     Greedy, GreedyBestSingle, Prefix, Recency, ExactDP, Exact, CPSAT, BranchAndBound, FPTAS, MMR, Submodular,
@@ -39,3 +41,24 @@ ORDERS: Registry[Order] = Registry("order", [Original, ScoreDesc, LostInMiddle, 
                                    group="packbench.orders")
 
 FILLS: Registry[Fill] = Registry("fill", [Truncate], group="packbench.fills")
+
+
+
+def _dedupe_methods() -> Registry:
+    from .dedupe import DEDUPE_METHODS
+    return DEDUPE_METHODS
+
+
+def _embedders() -> Registry:
+    # Lazily: the embedders pull in numpy vectors and the cache, which packing without them never needs.
+    from .embed import EMBEDDERS
+    return EMBEDDERS
+
+
+LAYERS: tuple[Layer, ...] = (
+    Layer("strategy", lambda: STRATEGIES, "strategies", exercised=True),
+    Layer("order", lambda: ORDERS, "orders", exercised=True),
+    Layer("fill", lambda: FILLS, "fill"),
+    Layer("dedupe method", _dedupe_methods, "dedupe"),
+    Layer("embedder", _embedders, None),
+)

@@ -11,7 +11,7 @@ list (e.g. curve weights) is swept by wrapping: ``curve = [[1.0, 0.5, 0.8]]``.
 A source may override ``budgets``, ``near_dup`` and ``orders`` for its runs, and
 leave strategies of the config out of them (``skip_strategies = ["bnb"]``).
 
-Example (see configs/*.toml)::
+Example (see ``configs/*.toml``)::
 
     name = "demo"
     budgets = [0.25, 0.5, "natural"]  # int: tokens; float in (0, 1]: share of all tokens
@@ -36,10 +36,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError,
+                      field_validator, model_validator)
 
 __all__ = ["ExperimentConfig", "SourceEntry", "StrategyEntry", "OrderEntry", "load_config", "parse_config",
-           "source_registry", "registry", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
+           "source_registry", "registry", "layers", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
 
 # The utility curve when a config names none: Liu et al. 2024, GPT-3.5-Turbo with 20 documents
 # (a preset of algorithms/orders/curves.py).
@@ -53,10 +54,17 @@ def source_registry() -> Any:
     return CORPORA.merged(FAMILIES, "family or corpus", group="packbench.sources")
 
 
-def registry(kind: str) -> Any:
+def registry(layer: str) -> Any:
     """The `Registry` of one config layer: "source", "strategy" or "order"."""
     from packbench.algorithms import ORDERS, STRATEGIES
-    return {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[kind]()
+    return {"source": source_registry, "strategy": lambda: STRATEGIES, "order": lambda: ORDERS}[layer]()
+
+
+def layers() -> tuple[Any, ...]:
+    """Every pluggable layer (`packbench.algorithms.component.Layer`): the library's, then the sources."""
+    from packbench.algorithms.component import Layer
+    from packbench.algorithms.registry import LAYERS
+    return (*LAYERS, Layer("family or corpus", source_registry, "sources", exercised=True))
 
 
 def sweep(params: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
@@ -88,8 +96,12 @@ def check_near_dup(values: list[Any]) -> list[Any]:
     return [v if v == "off" else float(v) for v in values]
 
 
-def _seed_range(spec: dict[str, Any]) -> list[int]:
-    """``seeds = { start = 0, stop = 1000 }`` (``step`` optional): the seeds of ``range(start, stop, step)``."""
+def _seed_range(spec: dict[str, Any]) -> range:
+    """``seeds = { start = 0, stop = 1000 }`` (``step`` optional): ``range(start, stop, step)``, never a list.
+
+    Kept a `range` so that a config of 10^9 seeds costs nothing to load; planning counts it lazily
+    (`experiments.sizes`).
+    """
     unknown = sorted(set(spec) - {"start", "stop", "step"})
     if unknown or "stop" not in spec:
         raise ValueError(f"seeds: a range is {{ start = A, stop = B, step = C }} (stop required, start 0 and step 1 "
@@ -100,10 +112,28 @@ def _seed_range(spec: dict[str, Any]) -> list[int]:
             raise ValueError(f"seeds.{key}: must be an int, got {value!r}")
     if bounds["step"] < 1 or bounds["start"] < 0 or bounds["stop"] <= bounds["start"]:
         raise ValueError(f"seeds: need 0 <= start < stop and step >= 1, got {bounds}")
-    return list(range(bounds["start"], bounds["stop"], bounds["step"]))
+    return range(bounds["start"], bounds["stop"], bounds["step"])
+
+
+def check_seeds(value: Any) -> list[int] | range:
+    """Seeds are a non-empty list of ints >= 0 (the sources seed numpy generators, which reject negative
+    seeds at run time) or a `range` of them (from ``{ start, stop, step }``)."""
+    if isinstance(value, range):
+        return value
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"must be a non-empty list of ints or {{ start = A, stop = B }}, got {value!r}")
+    for pos, seed in enumerate(value):
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seeds[{pos}]: must be an int greater than or equal to 0, got {seed!r}")
+    return value
+
+
+def _dump_seeds(value: list[int] | range) -> Any:
+    return {"start": value.start, "stop": value.stop, "step": value.step} if isinstance(value, range) else value
 
 
 Budgets = Annotated[list[Any], Field(min_length=1), AfterValidator(check_budgets)]
+Seeds = Annotated[Any, PlainValidator(check_seeds), PlainSerializer(_dump_seeds)]
 NearDups = Annotated[list[Any], Field(min_length=1), AfterValidator(check_near_dup)]
 
 
@@ -111,7 +141,7 @@ class _Entry(BaseModel):
     """A registered name plus its parameters given as keyword fields (lists sweep)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-    KIND: ClassVar[str] = ""
+    LAYER: ClassVar[str] = ""
     LABEL: ClassVar[str] = ""
     OVERRIDES: ClassVar[tuple[str, ...]] = ()
 
@@ -126,7 +156,7 @@ class _Entry(BaseModel):
         if not isinstance(data, dict):
             raise ValueError(f"must be a name or a table with 'name' and parameters, got {type(data).__name__}")
         if "name" not in data:
-            raise ValueError(f"missing key 'name' (the {cls.LABEL}); valid: {', '.join(sorted(registry(cls.KIND)))}")
+            raise ValueError(f"missing key 'name' (the {cls.LABEL}); valid: {', '.join(sorted(registry(cls.LAYER)))}")
         params = {k: v if isinstance(v, list) else [v] for k, v in data.items()
                   if k != "name" and k not in cls.OVERRIDES}
         for key, values in params.items():
@@ -137,7 +167,7 @@ class _Entry(BaseModel):
 
     @model_validator(mode="after")
     def _check_registered(self) -> "_Entry":
-        cls = registry(self.KIND).lookup(self.name)
+        cls = registry(self.LAYER).lookup(self.name)
         for combo in sweep(self.params):
             try:  # validates names, types and ranges of this combination
                 cls(**combo)
@@ -153,7 +183,7 @@ class _Entry(BaseModel):
 class SourceEntry(_Entry):
     """A family or corpus and its parameters; it may override budgets, near_dup, orders and skip strategies."""
 
-    KIND: ClassVar[str] = "source"
+    LAYER: ClassVar[str] = "source"
     LABEL: ClassVar[str] = "family or corpus"
     OVERRIDES: ClassVar[tuple[str, ...]] = ("budgets", "near_dup", "orders", "skip_strategies")
 
@@ -166,14 +196,14 @@ class SourceEntry(_Entry):
 class StrategyEntry(_Entry):
     """A strategy and its parameter grid."""
 
-    KIND: ClassVar[str] = "strategy"
+    LAYER: ClassVar[str] = "strategy"
     LABEL: ClassVar[str] = "strategy"
 
 
 class OrderEntry(_Entry):
     """An order and its parameter grid."""
 
-    KIND: ClassVar[str] = "order"
+    LAYER: ClassVar[str] = "order"
     LABEL: ClassVar[str] = "order"
 
 
@@ -190,17 +220,20 @@ class ExperimentConfig(BaseModel):
     sources: list[SourceEntry] = Field(min_length=1)
     strategies: list[StrategyEntry] = Field(min_length=1)
     orders: list[OrderEntry] = Field(default_factory=lambda: [OrderEntry(name="original")], min_length=1)
-    # Non-negative: the sources seed numpy generators, which reject negative seeds at run time.
-    seeds: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0], min_length=1)
+    seeds: Seeds = Field(default_factory=lambda: [0])
     budgets: Budgets | None = None
     near_dup: NearDups = Field(default_factory=lambda: [0.8])
     repeats: int = Field(3, ge=1, le=1000)
     reference: str | None = None
     reference_params: dict[str, Any] = Field(default_factory=dict)
     dedupe: str = "exact"
+    # A fill (`pack(fill=...)`) for every run, with its default parameters; None: no fill.
+    fill: str | None = None
     curve: str | list[float] = DEFAULT_CURVE
+    # The report's plots (all when None) and the tolerances of `packbench gate`: validated by the packages
+    # that own them (`report.plot_names`, `gate.tolerances.parse_tolerances`; `check_sections` runs both),
+    # so validating a config imports neither the report nor the gate.
     plots: list[str] | None = None
-    # Tolerances of `packbench gate` (experiments/gate/tolerances.py); `run` does not read them.
     gate: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="before")
@@ -216,15 +249,22 @@ class ExperimentConfig(BaseModel):
                 data["seeds"] = _seed_range(data["seeds"])
             for key in ("seeds", "budgets", "near_dup", "orders"):
                 if key in data:
-                    data[key] = data[key] if isinstance(data[key], list) else [data[key]]
+                    data[key] = data[key] if isinstance(data[key], (list, range)) else [data[key]]
         return data
 
     @field_validator("dedupe")
     @classmethod
     def _check_dedupe(cls, value: str) -> str:
         from packbench.algorithms import DEDUPE_METHODS
-        if value not in DEDUPE_METHODS:
-            raise ValueError(f"unknown dedupe method {value!r}; valid: {', '.join(sorted(DEDUPE_METHODS))}")
+        DEDUPE_METHODS.lookup(value)  # a name, a plug-in's name or an import path, as in pack()
+        return value
+
+    @field_validator("fill")
+    @classmethod
+    def _check_fill(cls, value: str | None) -> str | None:
+        from packbench.algorithms import FILLS
+        if value is not None:
+            FILLS.lookup(value)()  # resolves, and builds with its defaults as every run will
         return value
 
     @field_validator("curve")
@@ -232,22 +272,6 @@ class ExperimentConfig(BaseModel):
     def _check_curve(cls, value: str | list[float]) -> str | list[float]:
         from .metrics import position_weights
         position_weights(value, 3)  # raises with the valid presets or the broken bound
-        return value
-
-    @field_validator("gate")
-    @classmethod
-    def _check_gate(cls, value: dict[str, Any]) -> dict[str, Any]:
-        from .gate.tolerances import parse_tolerances
-        parse_tolerances(value, origin="gate")  # raises naming the key
-        return value
-
-    @field_validator("plots")
-    @classmethod
-    def _check_plots(cls, value: list[str] | None) -> list[str] | None:
-        from .report import PLOTS
-        for name in value or []:
-            if name not in PLOTS:
-                raise ValueError(f"unknown plot {name!r}; valid: {', '.join(PLOTS)}")
         return value
 
     @model_validator(mode="after")
@@ -292,11 +316,14 @@ class ExperimentConfig(BaseModel):
         from packbench.algorithms import STRATEGIES
         return "exact" if "exact" in STRATEGIES else "exact_dp"
 
-    @property
-    def plot_names(self) -> list[str]:
-        """The plots to draw (all registered plots when the config names none)."""
-        from .report import PLOTS
-        return list(PLOTS) if self.plots is None else list(self.plots)
+    def names(self, key: str) -> set[str]:
+        """The component names the config uses under one of its keys (`Layer.config_key`), overrides included."""
+        if key == "orders":
+            return {o.name for o in self.orders} | {o.name for s in self.sources for o in s.orders or ()}
+        if key in ("strategies", "sources"):
+            return {entry.name for entry in getattr(self, key)}
+        value = getattr(self, key)
+        return set() if value is None else {value}
 
 
 def _format_errors(exc: ValidationError, origin: str) -> str:
@@ -312,7 +339,7 @@ def _format_errors(exc: ValidationError, origin: str) -> str:
             msg = f"unknown key; valid keys: {', '.join(ExperimentConfig.model_fields)}"
         elif "input" in err and err["type"].endswith("_type"):
             msg += f" (got {err['input']!r})"
-        lines.append(f"{loc}: {msg}" if loc else msg)
+        lines.append(f"{loc}: {msg}" if loc and not msg.startswith(loc) else msg)  # a message may name its item
     return f"{origin}: invalid config: " + "; ".join(lines)
 
 

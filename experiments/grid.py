@@ -88,10 +88,10 @@ def expand(config: ExperimentConfig) -> list[Unit]:
             for order in orders for op in order.grid()
             for budget in source.budgets or config.budgets for near_dup in source.near_dup or config.near_dup)
         # Building a source can be slow (a corpus checks its tokenizer), so resolve once per combination.
-        kind = registry("source").lookup(source.name).kind
+        source_kind = registry("source").lookup(source.name).kind
         for params in source.grid():
             full = resolved("source", source.name, params)
-            units += [Unit(source.name, params, seed, cells, full, kind) for seed in config.seeds]
+            units += [Unit(source.name, params, seed, cells, full, source_kind) for seed in config.seeds]
     return units
 
 
@@ -103,19 +103,22 @@ def _jsonable(value: Any) -> Any:
     return repr(value)  # e.g. a callable default: named, so a change still changes the id
 
 
-def resolved(kind: str, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+def resolved(layer: str, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """Every parameter of a source, strategy or order with its defaults filled in, JSON-able.
 
     Run ids and rows use these, so changing a default in the code changes the
     ids of the runs it affects instead of silently reusing old rows.
     """
-    return {k: _jsonable(v) for k, v in sorted(registry(kind).lookup(name)(**params).params.items())}
+    return {k: _jsonable(v) for k, v in sorted(registry(layer).lookup(name)(**params).params.items())}
 
 
 def _config_params(config: ExperimentConfig) -> dict[str, Any]:
-    return {"dedupe": config.dedupe, "reference": config.reference_name,
-            "reference_params": resolved("strategy", config.reference_name, config.reference_params),
-            "curve": _jsonable(config.curve)}
+    params = {"dedupe": config.dedupe, "reference": config.reference_name,
+              "reference_params": resolved("strategy", config.reference_name, config.reference_params),
+              "curve": _jsonable(config.curve)}
+    if config.fill is not None:  # only when set, so the ids of runs without a fill stay what they were
+        params["fill"] = config.fill
+    return params
 
 
 def _unit_params(unit: Unit) -> dict[str, Any]:

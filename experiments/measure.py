@@ -110,7 +110,7 @@ def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
         start = time.perf_counter()
         try:
             result = pack(inst.items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order,
-                          dedupe=config.dedupe, **params)
+                          dedupe=config.dedupe, fill=config.fill, **params)
         except Refused as exc:
             raise _Skipped(str(exc)) from None
         seconds.append(time.perf_counter() - start)

@@ -8,22 +8,31 @@ be built (a corpus whose data file is missing) plans one placeholder
 instance, `UNAVAILABLE`, whose runs become ``skipped`` rows with the reason
 (as do the runs of a source that names its keys but fails to build); resume
 redoes such rows, so they fill in once the data is there.
+
+Sizes first: `plan_size` counts a config's runs without building a unit, a cell or a run id (seed ranges
+stay ranges), so `packbench run --dry-run` answers at once for 10^9 runs, and `plan` refuses a config of
+more than `MAX_RUNS` runs with its count before building anything.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from .config import ExperimentConfig, source_registry
-from .grid import Cell, RunIds, Unit, expand
+from .grid import Cell, RunIds, Unit, expand, resolved
 
-__all__ = ["Run", "PlannedUnit", "plan", "UNAVAILABLE", "counts", "unavailable_reason", "is_unavailable"]
+__all__ = ["Run", "PlannedUnit", "plan", "UNAVAILABLE", "counts", "unavailable_reason", "is_unavailable",
+           "PlanSize", "plan_size", "check_size", "MAX_RUNS"]
 
 UNAVAILABLE = "unavailable"
+# Planned runs are held in memory (a run id and a position each) and written one row each: above this a
+# config is refused with its count, before anything is built. One million runs plan in seconds.
+MAX_RUNS = 10_000_000
 # What building a source raises when its data cannot be had (missing file, missing extra, bad download).
 SOURCE_UNAVAILABLE = (OSError, ValueError, ImportError, RuntimeError)
 
@@ -84,26 +93,100 @@ class PlannedUnit:
         return self if len(todo) == len(self.run_ids) else replace(self, todo=todo)
 
 
-def _keys(unit: Unit, sources: dict[tuple[str, int], Any], registry: Any) -> tuple[tuple[str, ...], str | None]:
+def _keys(unit: Unit, sources: dict[Any, Any], registry: Any,
+          remember: bool = False) -> tuple[tuple[str, ...], str | None]:
+    """The instance keys of `unit` (or the placeholder and the reason its source is unavailable).
+
+    Units of one parameter combination (one per seed) share their params, so `sources` keeps the source
+    built once per combination; with `remember` it also keeps the keys found (`plan_size` counts the
+    first seed's, and `plan` then reuses them instead of naming those instances again).
+    """
+    combo = (unit.source, json.dumps(dict(unit.source_resolved), sort_keys=True))
+    if (combo, unit.seed) in sources:
+        return sources[combo, unit.seed]
     try:
-        # Units of one parameter combination (one per seed) share their params: build the source once.
-        cache_key = (unit.source, id(unit.source_params))
-        if cache_key not in sources:
-            sources[cache_key] = (unit.source_params, registry.lookup(unit.source)(**unit.source_params))
-        source = sources[cache_key][1]
-        keys = source.instance_keys(unit.seed)
+        if combo not in sources:
+            sources[combo] = registry.lookup(unit.source)(**unit.source_params)
+        keys = sources[combo].instance_keys(unit.seed)
         if keys is None:
-            keys = [inst.key for inst in source.instances(unit.seed)]
-        return tuple(keys), None
+            keys = [inst.key for inst in sources[combo].instances(unit.seed)]
+        found: tuple[tuple[str, ...], str | None] = (tuple(keys), None)
     except SOURCE_UNAVAILABLE as exc:
-        return (UNAVAILABLE,), unavailable_reason(unit.source, exc)
+        found = ((UNAVAILABLE,), unavailable_reason(unit.source, exc))
+    if remember:
+        sources[combo, unit.seed] = found
+    return found
 
 
-def plan(config: ExperimentConfig) -> list[PlannedUnit]:
-    """Every unit of `config` with all its runs, in config order."""
+@dataclass(frozen=True)
+class PlanSize:
+    """How many runs a config plans, counted without planning them.
+
+    Attributes:
+        runs: Runs in all.
+        pairs: Runs per (source, strategy), in config order.
+        units: Units in all (source combinations x seeds).
+        counted_on: The seed whose instances were counted for each source combination (every seed of a
+            combination is taken to yield as many; the families' do).
+    """
+
+    runs: int
+    pairs: dict[tuple[str, str], int]
+    units: int
+    counted_on: int
+
+
+def _grid_size(params: dict[str, list[Any]]) -> int:
+    return math.prod(len(values) for values in params.values())
+
+
+def plan_size(config: ExperimentConfig, sources: dict[Any, Any] | None = None) -> PlanSize:
+    """The number of runs of `config`, per (source, strategy), in time independent of the number of seeds.
+
+    Each source combination is built once and its instances counted on the first seed (a source that
+    cannot be built counts one placeholder instance, as `plan` does).
+    """
+    registry, sources = source_registry(), {} if sources is None else sources
+    seeds, first = len(config.seeds), config.seeds[0]
+    pairs: Counter[tuple[str, str]] = Counter()
+    units = 0
+    for source in config.sources:
+        cells_per_strategy = sum(_grid_size(o.params) for o in source.orders or config.orders) * \
+            len(source.budgets or config.budgets) * len(source.near_dup or config.near_dup)
+        source_kind = registry.lookup(source.name).kind
+        for params in source.grid():
+            unit = Unit(source.name, params, first, (), resolved("source", source.name, params), source_kind)
+            n_instances = len(_keys(unit, sources, registry, remember=True)[0])
+            units += seeds
+            for strategy in config.strategies:
+                if strategy.name not in source.skip_strategies:
+                    pairs[source.name, strategy.name] += seeds * n_instances * _grid_size(strategy.params) * \
+                        cells_per_strategy
+    return PlanSize(sum(pairs.values()), dict(pairs), units, first)
+
+
+def check_size(size: PlanSize, bound: int = MAX_RUNS) -> None:
+    """Refuse a plan of more than `bound` runs.
+
+    Raises:
+        ValueError: Above the bound; the message gives the count and the bound.
+    """
+    if size.runs > bound:
+        raise ValueError(f"{size.runs:,} runs planned ({size.units:,} units), above the bound of {bound:,} runs "
+                         f"one experiment may plan; split the config (fewer seeds, budgets or grid points) "
+                         f"into experiments under the bound")
+
+
+def plan(config: ExperimentConfig, bound: int = MAX_RUNS) -> list[PlannedUnit]:
+    """Every unit of `config` with all its runs, in config order.
+
+    Raises:
+        ValueError: More than `bound` runs (counted first, before anything is built; see `check_size`).
+    """
+    sources: dict[Any, Any] = {}
+    check_size(plan_size(config, sources), bound)
     ids = RunIds(config)
     registry = source_registry()
-    sources: dict[tuple[str, int], Any] = {}
     planned = []
     for unit in expand(config):
         keys, unavailable = _keys(unit, sources, registry)

@@ -120,8 +120,10 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
     from .executors import make_executor
     from .lock import RunLock
     from .provenance import relative_to_repo
+    from .sections import check_sections
     from .storage import RunStore
 
+    check_sections(config)  # the report's and the gate's sections, before any run
     console = console or Console(progress=progress)
     out = Path(out_dir)
     with RunLock(out) as lock:
@@ -177,7 +179,7 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
     manifest.update(status="complete", status_counts=dict(sorted(counts.items())),
                     finished_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     # From runs.parquet (exported in blocks, chosen ids and provenance left out): a million rows fit.
-    write_report(out, read_runs(out, exclude=REPORT_EXCLUDED), plots=config.plot_names)
+    write_report(out, read_runs(out, exclude=REPORT_EXCLUDED), plots=config.plots)
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest
 

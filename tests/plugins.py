@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from packbench.algorithms import Selection, Strategy
+from packbench.algorithms.dedupe import DedupeMethod, dedupe_order
 from packbench.algorithms.orders import Order
 from packbench.algorithms.params import Param, real_in
 from packbench.experiments.families.traps import Traps
@@ -59,6 +60,36 @@ class Overflowing(Strategy):
 
     def select(self, problem):
         return Selection(tuple(range(len(problem.candidates))))
+
+
+class Alternating(Strategy):
+    """Every other call chooses nothing: not deterministic (the contract checks must say so)."""
+
+    calls = [0]
+
+    def select(self, problem):
+        self.calls[0] += 1
+        return Selection((0,) if self.calls[0] % 2 and problem.candidates and
+                         problem.candidates[0].tokens <= problem.room else ())
+
+
+class AlternatingKnown(Alternating):
+    """`Alternating`, declaring the check it fails."""
+
+    expected_failed_checks = {"check_strategy_deterministic": "alternates by design"}
+
+
+class TypoKnown(Alternating):
+    """Declares an expected failure of a check that does not exist."""
+
+    expected_failed_checks = {"check_nope": "a typo"}
+
+
+class KeepAll(DedupeMethod):
+    """Keeps every candidate, identical copies too (the contract checks must say so)."""
+
+    def dedupe(self, candidates, pinned, threshold):
+        return dedupe_order(candidates), {}
 
 
 class Reversed(Order):

@@ -4,7 +4,8 @@ A module fixture copies the source tree into a temporary git repository and
 commits it as `base`. The tests plant a change in `greedy.density_order` (the
 sort the density greedy runs) and time a tiny case set of the copy against
 `base` in fresh processes. Nothing asserts absolute seconds: only which case
-the gate calls slower.
+the gate calls slower. The tests whose verdict rests on speed are marked
+`timing` (deselected by default; CI runs them in a step of their own).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from packbench.experiments.bench.check import run_check, source_root
 from packbench.experiments.gate.status import Speed
 
 ROOT = source_root()
-pytestmark = pytest.mark.skipif(ROOT is None or shutil.which("git") is None,
-                                reason="needs a source checkout of packbench and git")
+# One xdist worker builds the module's copy of the tree once (`--dist loadgroup`), not one per worker.
+pytestmark = [pytest.mark.skipif(ROOT is None or shutil.which("git") is None,
+                                 reason="needs a source checkout of packbench and git"),
+              pytest.mark.xdist_group("bench_paired_repo")]
 
 TINY_SUITE = '''
 import random
@@ -110,6 +113,7 @@ def _check(repo: Path, **kw):
     return run_check(repo=repo, against="base", suite_file=repo / "tiny_suite.py", **kw)
 
 
+@pytest.mark.timing  # its verdict rests on timing a planted slowdown: run apart, on a quiet machine
 def test_planted_2x_is_a_regression_of_that_case_only(repo):
     _plant(repo, "2x")
     _git(repo, "checkout", "-q", "-b", "planted-2x")
@@ -123,6 +127,7 @@ def test_planted_2x_is_a_regression_of_that_case_only(repo):
     _git(repo, "checkout", "-q", "main")
 
 
+@pytest.mark.timing  # its verdict rests on timing a planted slowdown: run apart, on a quiet machine
 def test_planted_1_1x_is_not_a_regression(repo):
     _plant(repo, "1.1x")  # uncommitted: the working tree is what is tested
     report = _check(repo, floor=0.002)
@@ -131,6 +136,7 @@ def test_planted_1_1x_is_not_a_regression(repo):
     _plant(repo, None)
 
 
+@pytest.mark.timing  # its verdict rests on timing a planted slowdown: run apart, on a quiet machine
 def test_unchanged_tree_passes_and_quality_is_compared_side_by_side(repo):
     _plant(repo, None)
     report = _check(repo, rounds=1, pairs=3)

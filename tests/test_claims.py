@@ -24,6 +24,10 @@ from packbench.experiments.claims.groups.mmr import mmr_optimum, mmr_sequence_va
 from packbench.experiments.claims.groups.submodular import objective_for, submodular_optimum
 
 
+# One xdist worker runs the quick claims once for the module (`--dist loadgroup`), not one per worker.
+pytestmark = pytest.mark.xdist_group("claims_quick_run")
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("claims")

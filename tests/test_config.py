@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from packbench.algorithms import STRATEGIES
-from packbench.experiments.config import load_config, parse_config
+from packbench.experiments.config import ExperimentConfig, layers, load_config, parse_config
 
 BASE = {
     "name": "t",
@@ -135,9 +135,26 @@ def test_unknown_reference_lists_strategies():
     assert "reference" in msg and "unknown strategy 'optimal'" in msg and "exact_dp" in msg
 
 
-def test_unknown_plot_lists_plots():
-    msg = error_of(with_(plots=["pie"]))
-    assert "plots" in msg and "unknown plot 'pie'" in msg and "ratio_vs_budget" in msg
+def test_the_report_and_the_gate_validate_their_sections():
+    from packbench.experiments.sections import check_sections
+
+    # Loading a config imports neither the report nor the gate; their owners check their sections.
+    with pytest.raises(ValueError, match=r"plots: unknown plot 'pie'; valid: .*ratio_vs_budget") as info:
+        check_sections(parse_config(with_(plots=["pie"])))
+    assert "invalid config" in str(info.value)
+    with pytest.raises(ValueError, match=r"gate: unknown key 'bogus'"):
+        check_sections(parse_config(with_(gate={"bogus": 1})))
+    check_sections(parse_config(with_(plots=["ratio_vs_budget"], gate={"errors": 2.0})))
+
+
+def test_packbench_run_refuses_an_unknown_plot_before_any_run(tmp_path, capsys):
+    from packbench.experiments.cli import main
+
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "bad"\nbudgets = [10]\nplots = ["pie"]\nstrategies = ["greedy"]\n'
+                    '[[sources]]\nname = "traps"\n')
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert "unknown plot 'pie'" in capsys.readouterr().err and not (tmp_path / "out").exists()
 
 
 def test_entry_without_name_lists_choices():
@@ -184,17 +201,31 @@ def test_shipped_configs_are_valid(name):
     assert cfg.name == name.removesuffix(".toml")
 
 
-def test_default_config_exercises_every_registered_name():
-    from packbench.algorithms import ORDERS
-    from packbench.experiments.config import source_registry
+@pytest.mark.parametrize("layer", [layer for layer in layers() if layer.exercised], ids=lambda layer: layer.name)
+def test_default_config_exercises_every_registered_name(layer):
     from packbench.experiments.provenance import REPO_ROOT
 
+    # Left out by the layer: peer adapters (their extras; configs/peers.toml runs them) and components
+    # without defaults (file corpora read a user's file; tests/test_corpus_files.py runs them).
     cfg = load_config(REPO_ROOT / "configs" / "default.toml")
-    from packbench.algorithms.peers import PEER_ORDERS, PEER_STRATEGIES
+    missing = sorted(set(layer.must_exercise()) - cfg.names(layer.config_key))
+    assert not missing, "; ".join(f"add `{name}` to configs/default.toml (under `{layer.config_key}`)"
+                                  for name in missing)
 
-    # Peers need their extras; configs/peers.toml runs them.
-    assert {s.name for s in cfg.strategies} == set(STRATEGIES) - {cls.name for cls in PEER_STRATEGIES}
-    orders = {o.name for o in cfg.orders} | {o.name for s in cfg.sources for o in s.orders or ()}
-    assert orders == set(ORDERS) - {cls.name for cls in PEER_ORDERS}
-    # File corpora read a user's file (tests/test_corpus_files.py runs them); a shipped config has none.
-    assert {s.name for s in cfg.sources} == set(source_registry()) - {"jsonl", "parquet"}
+
+def test_every_layer_declares_its_entry_point_group_and_config_key():
+    declared = {layer.name: (layer.group, layer.config_key) for layer in layers()}
+    assert declared == {"strategy": ("packbench.strategies", "strategies"), "order": ("packbench.orders", "orders"),
+                        "fill": ("packbench.fills", "fill"), "dedupe method": ("packbench.dedupe", "dedupe"),
+                        "embedder": ("packbench.embedders", None),
+                        "family or corpus": ("packbench.sources", "sources")}
+    assert {layer.config_key for layer in layers()} - {None} <= set(ExperimentConfig.model_fields)
+
+
+def test_dedupe_and_fill_take_import_paths_as_pack_does():
+    cfg = parse_config(with_(dedupe="tests.plugins:KeepAll", fill="truncate"))
+    assert cfg.dedupe == "tests.plugins:KeepAll" and cfg.fill == "truncate"
+    assert "unknown dedupe method 'nope'" in error_of(with_(dedupe="nope"))
+    assert "unknown fill 'nope'" in error_of(with_(fill="nope"))
+    assert "cannot import module 'no_such_mod'" in error_of(with_(fill="no_such_mod:Fill"))
+    assert parse_config(with_()).fill is None

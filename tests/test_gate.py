@@ -107,6 +107,7 @@ def test_gate_fails_on_a_planted_quality_drop_and_passes_an_improvement(user_pro
 
 def test_gate_cannot_run_exits_2_with_the_reason(user_project, capsys):
     tmp = user_project
+    _write_strategy(tmp, worse=False)  # its own: alone (or on its own xdist worker) no other test wrote it
     assert cli_main(["gate", "user.toml", "--baseline", "nowhere"]) == 2
     assert "runs.jsonl" in capsys.readouterr().err
     (tmp / "bad.toml").write_text(CONFIG.replace("ratio_mean = 0.001", "ratio_maen = 0.001"))

@@ -130,6 +130,8 @@ def test_pyproject_ships_every_data_file_the_code_reads():
     assert shipped("packbench.experiments.corpora", f"samples/{NQ_OPEN_SAMPLE.name}")
     assert shipped("packbench.experiments.corpora", "samples/README.md")
     assert shipped("packbench.baselines", "baseline.json") and (folders["packbench.baselines"] / "baseline.json").is_file()
+    # PEP 561: type checkers read packbench's hints only when the marker ships.
+    assert shipped("packbench", "py.typed") and (folders["packbench"] / "py.typed").is_file()
     for config in (ROOT / "configs").glob("*.toml"):
         assert shipped("packbench.configs", config.name) and folders["packbench.configs"] == config.parent
 

@@ -18,6 +18,8 @@ def test_every_package_folder_is_listed_in_pyproject():
         for init in (ROOT / top).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT).parts
             found.add(".".join(("packbench",) + rel))
+    for init in (ROOT / "packbench").rglob("__init__.py"):  # packbench.testing and any other under packbench/
+        found.add(".".join(init.parent.relative_to(ROOT).parts))
     # Data-only packages (configs, the bench baseline) have no __init__.py but must ship their files.
     data_only = set(config.get("package-data", {})) - found
     assert all(not (ROOT / config["package-dir"][pkg] / "__init__.py").exists() for pkg in data_only)

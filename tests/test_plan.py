@@ -123,3 +123,59 @@ def test_metric_table_declares_what_the_report_needs():
 def test_status_values_are_plain_strings():
     import json
     assert json.dumps([Status.OK, Status.ERROR]) == '["ok", "error"]' and Status("timeout") is Status.TIMEOUT
+
+
+# ---- sizes: counted before planning, seed ranges never listed ----
+
+HUGE = {"name": "huge", "seeds": {"start": 0, "stop": 10**9}, "budgets": [0.5], "sources": [{"name": "traps"}],
+        "strategies": ["greedy"]}
+
+
+@pytest.mark.parametrize("path", [SMOKE, REPO_ROOT / "configs" / "budget_sweep.toml"], ids=lambda p: p.stem)
+def test_the_counted_size_is_the_planned_size(path):
+    from packbench.experiments.plan import counts, plan_size
+
+    cfg = load_config(path)
+    size, planned = plan_size(cfg), plan(cfg)
+    assert size.runs == sum(len(pu) for pu in planned) and size.pairs == dict(counts(planned))
+    assert size.units == len(planned)
+
+
+def test_a_seed_range_stays_a_range_and_is_counted_without_listing_it():
+    from packbench.experiments.plan import plan_size
+
+    cfg = parse_config(HUGE)
+    assert isinstance(cfg.seeds, range) and len(cfg.seeds) == 10**9
+    assert cfg.model_dump(mode="json")["seeds"] == {"start": 0, "stop": 10**9, "step": 1}
+    size = plan_size(cfg)
+    assert size.runs == 10**9 and size.pairs == {("traps", "greedy"): 10**9} and size.units == 10**9
+    small = parse_config({**HUGE, "seeds": {"start": 3, "stop": 9, "step": 2}})
+    assert list(small.seeds) == [3, 5, 7] and plan_size(small).runs == len([r for pu in plan(small) for r in pu.runs()])
+
+
+def test_a_plan_above_the_bound_is_refused_with_its_count_before_anything_is_built(monkeypatch):
+    from packbench.experiments import grid
+
+    def no_units(config):
+        raise AssertionError("planned units above the bound")
+
+    monkeypatch.setattr("packbench.experiments.plan.expand", no_units)
+    with pytest.raises(ValueError, match=r"1,000,000,000 runs planned .* above the bound of 10,000,000 runs"):
+        plan(parse_config(HUGE))
+    small = parse_config({**HUGE, "seeds": [0, 1, 2]})
+    with pytest.raises(ValueError, match="3 runs planned .* above the bound of 2 runs"):
+        plan(small, bound=2)
+    monkeypatch.setattr("packbench.experiments.plan.expand", grid.expand)
+    assert len(plan(small, bound=3)) == 3
+
+
+def test_dry_run_of_a_billion_runs_prints_the_counts_and_refuses(tmp_path, capsys):
+    from packbench.experiments.cli import main
+
+    path = tmp_path / "huge.toml"
+    path.write_text('name = "huge"\nseeds = { start = 0, stop = 1000000000 }\nbudgets = [0.5]\n'
+                    '[[sources]]\nname = "traps"\n[[strategies]]\nname = "greedy"\n')
+    assert main(["run", str(path), "--dry-run", "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    out = capsys.readouterr()
+    assert "1,000,000,000" in out.out and "above the bound of 10,000,000 runs" in out.err
+    assert not (tmp_path / "out").exists()

@@ -202,3 +202,14 @@ def test_rows_say_how_the_time_limit_is_measured_and_how_exact_broke_ties(tmp_pa
     assert rows["exact"]["tie_break"] == "lex" and rows["exact"]["limit_kind"] == "wall"
     assert rows["bnb"]["limit_kind"] == "wall" and rows["cpsat"]["limit_kind"] == "deterministic"
     assert rows["greedy"]["tie_break"] is None and rows["greedy"]["limit_kind"] is None
+
+
+def test_a_configured_fill_runs_in_every_run_and_has_its_own_run_ids(tmp_path):
+    base = {"name": "fill", "repeats": 1, "near_dup": "off", "reference": "exact_dp", "budgets": [0.5],
+            "sources": [{"name": "retrieval", "n": 10, "len_median": 30}], "strategies": ["prefix"]}
+    plain = {r["instance"]: r for r in run_unit_rows(parse_config(base), tmp_path / "plain")}
+    filled = {r["instance"]: r for r in run_unit_rows(parse_config({**base, "fill": "truncate"}), tmp_path / "filled")}
+    assert set(plain) == set(filled) and not {r["run_id"] for r in plain.values()} & {r["run_id"] for r in filled.values()}
+    # The fill only adds: at least the tokens of the plain run, within the budget, somewhere more.
+    assert all(plain[k]["tokens"] <= filled[k]["tokens"] <= filled[k]["budget"] for k in plain)
+    assert any(plain[k]["tokens"] < filled[k]["tokens"] for k in plain)

@@ -1,21 +1,14 @@
-"""Properties every registered strategy and order must keep, and optimality of the exact ones."""
+"""Optimality of the exact strategies and the guarantees of the approximate ones (oracles on small instances)."""
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from packbench.algorithms import ORDERS, STRATEGIES, Item, pack
-from packbench.algorithms.peers import PEER_ORDERS, PEER_STRATEGIES
+from packbench.algorithms import STRATEGIES, Item, pack
 from tests.oracles import brute_force_best
 
-# Peer adapters keep their peer's behaviour (some go over the budget, by design, and say so);
-# tests/test_peers.py holds their contract.
-# Every registered strategy and order, installed plug-ins included, plus a class and a plain function
-# from outside named by import path (tests/plugins.py), so the plug-in route keeps the contract too.
-OUTSIDE = ["tests.plugins:TopFracGreedy", "tests.plugins:by_score"]
-OWN_STRATEGIES = sorted(set(STRATEGIES.available()) - {cls.name for cls in PEER_STRATEGIES}) + OUTSIDE
-OWN_ORDERS = sorted(set(ORDERS.available()) - {cls.name for cls in PEER_ORDERS})
-
+# The layer's contract (budget, pinned first, determinism, bounds) over every registered strategy and
+# order and over outside ones named by import path: tests/test_contracts.py (packbench.testing).
 EXACT = [s for s in ("exact_dp", "cpsat", "bnb", "exact") if s in STRATEGIES]
 WORDS = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "iota", "kappa"]
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,39 +30,6 @@ def instances(draw, max_n=10, integral=False):
     items[pos:pos] = pinned
     budget = sum(p.tokens for p in pinned) + draw(st.integers(0, 80))
     return items, budget
-
-
-def _positions(items):
-    return {it.id: k for k, it in enumerate(items)}
-
-
-@pytest.mark.parametrize("strategy", OWN_STRATEGIES)
-@pytest.mark.parametrize("order", OWN_ORDERS)
-@SETTINGS
-@given(data=instances(), near_dup=st.sampled_from([None, 0.5, 0.8, 1.0]))
-def test_every_strategy_and_order_keeps_the_contract(strategy, order, data, near_dup):
-    items, budget = data
-    res = pack(items, budget, near_dup, strategy=strategy, order=order)
-    pinned = [it for it in items if it.pinned]
-    # Budget respected, pinned kept first in input order.
-    assert res.tokens <= budget
-    assert list(res[:len(pinned)]) == pinned
-    rest = list(res[len(pinned):])
-    # A subset of the candidates, no repeats, no dropped duplicate, no negative score.
-    ids = [it.id for it in rest]
-    assert len(set(ids)) == len(ids)
-    assert all(it in items and not it.pinned for it in rest)
-    assert not set(ids) & set(res.dropped)
-    # In the order asked: the order applied to the chosen items in input order.
-    pos = _positions(items)
-    chosen_in_input_order = sorted(rest, key=lambda it: pos[it.id])
-    assert rest == ORDERS.lookup(order)().arrange(chosen_in_input_order)
-    # Deterministic.
-    again = pack(list(items), budget, near_dup, strategy=strategy, order=order)
-    assert again.ids == res.ids
-    # A reported bound is a bound.
-    if res.upper_bound is not None:
-        assert res.score <= res.upper_bound + 1e-9
 
 
 def _candidates(items, budget):

@@ -26,4 +26,5 @@ __all__ = ["words", "signature", "normalise", "shingles", "jaccard", "dedupe_pai
            "dedupe_order", "DedupeMethod", "DedupeResult", "Exact", "Pairwise", "MinHash", "Containment", "Semantic",
            "DEDUPE_METHODS"]
 
-DEDUPE_METHODS: Registry[DedupeMethod] = Registry("dedupe method", [Exact, Pairwise, MinHash, Containment, Semantic])
+DEDUPE_METHODS: Registry[DedupeMethod] = Registry("dedupe method", [Exact, Pairwise, MinHash, Containment, Semantic],
+                                                  group="packbench.dedupe")

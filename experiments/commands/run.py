@@ -106,16 +106,20 @@ def _peek(out: Path, planned):
     return ResumeState(planned, stored)
 
 
+def _print_counts(rows, total: int, todo: int) -> None:
+    """The --dry-run table: runs planned and to do per (source, strategy), then the totals."""
+    width = max([len("source")] + [len(r[0]) for r in rows]), max([len("strategy")] + [len(r[1]) for r in rows])
+    print(f"{'source':<{width[0]}}  {'strategy':<{width[1]}}  {'runs':>14}  {'to do':>14}")
+    for src, strat, n, pending in rows:
+        print(f"{src:<{width[0]}}  {strat:<{width[1]}}  {n:>14,}  {pending:>14,}")
+    print(f"{'total':<{width[0]}}  {'':<{width[1]}}  {total:>14,}  {todo:>14,}", flush=True)
+
+
 def _dry_run(config, planned, state, workers: int, console) -> None:
     from ..estimate import calibrate, count_table
 
-    rows = count_table(planned, state.pending)
-    width = max([len("source")] + [len(r[0]) for r in rows]), max([len("strategy")] + [len(r[1]) for r in rows])
-    print(f"{'source':<{width[0]}}  {'strategy':<{width[1]}}  {'runs':>10}  {'to do':>10}")
-    for src, strat, n, todo in rows:
-        print(f"{src:<{width[0]}}  {strat:<{width[1]}}  {n:>10,}  {todo:>10,}")
     todo = sum(len(pu) for pu in state.pending)
-    print(f"{'total':<{width[0]}}  {'':<{width[1]}}  {state.total:>10,}  {todo:>10,}")
+    _print_counts(count_table(planned, state.pending), state.total, todo)
     if todo:
         est = calibrate(config, state.pending)
         secs = est.seconds(state.pending, workers)
@@ -145,7 +149,8 @@ def main(args: argparse.Namespace) -> int:
     from ..console import Console, display_path, duration
     from ..corpora import data_notes
     from ..executors import make_executor
-    from ..plan import plan
+    from ..plan import MAX_RUNS, check_size, plan, plan_size
+    from ..sections import check_sections
     from ..runner import run_experiment
 
     workers = args.workers if args.workers is not None else available_cpus()
@@ -153,6 +158,7 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--workers must be >= 1, got {workers}")
     path = resolve_config_path(args.config)
     config = load_config(path)
+    check_sections(config, str(path))
     console = Console(progress=not args.no_progress)
     out = args.out if args.out is not None else default_out_dir(config.name)
     if args.out is None and out.parent.name == "local":
@@ -162,6 +168,12 @@ def main(args: argparse.Namespace) -> int:
     for source, note in data_notes(config).items():  # say which data a corpus reads before the long part
         console.note(f"{source}: {note}")
     started = time.monotonic()
+    # Counted before anything is planned (seed ranges stay ranges): a config above the bound is refused
+    # with its count at once, and --dry-run shows that count per source and strategy first.
+    size = plan_size(config)
+    if args.dry_run and size.runs > MAX_RUNS:
+        _print_counts([(src, strat, n, n) for (src, strat), n in size.pairs.items()], size.runs, size.runs)
+    check_size(size)
     planned = plan(config)
     if args.force:
         from ..runner import ResumeState

@@ -20,8 +20,21 @@ from .markdown import summary_markdown
 from .plots import PLOTS, strategy_style
 from .tables import detail, markdown_table, order_table, overview, summarise
 
-__all__ = ["PLOTS", "TOLERANCE", "Candidate", "Decision", "decisions", "pareto_front", "summarise", "detail",
+__all__ = ["PLOTS", "plot_names", "TOLERANCE", "Candidate", "Decision", "decisions", "pareto_front", "summarise", "detail",
            "overview", "order_table", "write_report", "markdown_table"]
+
+
+def plot_names(requested: Sequence[str] | None) -> list[str]:
+    """The plots to draw: `requested` (a config's ``plots``), or every plot in `PLOTS` when None.
+
+    Raises:
+        ValueError: An unknown plot name (the message lists the valid ones).
+    """
+    names = list(PLOTS) if requested is None else list(requested)
+    for name in names:
+        if name not in PLOTS:
+            raise ValueError(f"unknown plot {name!r}; valid: {', '.join(PLOTS)}")
+    return names
 
 
 def write_report(out_dir: str | Path, rows: Sequence[Mapping[str, Any]], plots: Sequence[str] | None = None,
@@ -39,10 +52,7 @@ def write_report(out_dir: str | Path, rows: Sequence[Mapping[str, Any]], plots: 
     """
     from ..storage import write_atomic
 
-    names = list(PLOTS) if plots is None else list(plots)
-    unknown = [p for p in names if p not in PLOTS]
-    if unknown:
-        raise ValueError(f"unknown plot(s) {unknown}; valid: {', '.join(PLOTS)}")
+    names = plot_names(plots)
     out = Path(out_dir)
     df = frame(rows)
     cells = decisions(df)
