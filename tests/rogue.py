@@ -1,0 +1,79 @@
+"""Outside components that misbehave, named by import path ("tests.rogue:...") in the containment tests.
+
+Each stands in for a user's plug-in with a bug that must cost only its own runs: it exits, hangs,
+kills its process, raises, returns a NaN bound or changes the items it was handed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from packbench.algorithms import Selection, Strategy
+
+
+def exits(items, budget):
+    """Calls sys.exit(3), as a script's main would."""
+    sys.exit(3)
+
+
+def kills(items, budget):
+    """Ends its process at once (os._exit): no exception, no cleanup."""
+    os._exit(7)
+
+
+def hangs(items, budget):
+    """Never returns."""
+    while True:
+        time.sleep(60)
+
+
+def raises(items, budget):
+    """A plain bug."""
+    raise ZeroDivisionError("bug in the plug-in")
+
+
+def mutates(items, budget):
+    """Changes the items it was given through object.__setattr__, then keeps the first one."""
+    for it in items:
+        object.__setattr__(it, "score", 1e9)
+        object.__setattr__(it, "tokens", 1)
+    return [items[0].id] if items else []
+
+
+class NanBound(Strategy):
+    """Claims a NaN upper bound."""
+
+    def select(self, problem):
+        return Selection((), upper_bound=float("nan"))
+
+
+class BoolIndex(Strategy):
+    """Chooses True as if it were index 1."""
+
+    def select(self, problem):
+        return Selection((True,))
+
+
+class EmptyOptimal(Strategy):
+    """Chooses nothing and claims it is optimal."""
+
+    def select(self, problem):
+        return Selection((), optimal=True)
+
+
+class LowBound(Strategy):
+    """Keeps the first candidate and claims a bound below its score."""
+
+    def select(self, problem):
+        return Selection((0,), upper_bound=-5.0)
+
+
+class MutatesClass(Strategy):
+    """A Strategy subclass changing the candidates it sees."""
+
+    def select(self, problem):
+        for it in problem.candidates:
+            object.__setattr__(it, "score", -1.0)
+        return Selection(())
