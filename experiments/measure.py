@@ -119,7 +119,7 @@ def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provena
         measured = _measure(config, run, inst, budget, refs)
     except _Skipped as exc:
         return make_row(config, run, Status.SKIPPED, str(exc), budget=budget, code=code, provenance=provenance)
-    except Exception as exc:  # noqa: BLE001 - one failing run must not stop the experiment
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failing run (sys.exit too) must not stop the sweep
         return make_row(config, run, Status.ERROR, f"{type(exc).__name__}: {exc}", budget=budget, code=code,
                         provenance=provenance)
     stopped = measured.packing.info.get("stopped")

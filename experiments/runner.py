@@ -11,7 +11,6 @@ chunk is in `measure`.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import ExperimentConfig
 from .console import Console
-from .measure import budget_tokens, cell_code, run_chunk
+from .measure import budget_tokens, cell_code
 from .plan import PlannedUnit, plan
 from .schema import TIMING_COLUMNS
 
@@ -184,9 +183,9 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
 
 def _execute(config: ExperimentConfig, pending: list[PlannedUnit], executor: Executor,
              prov: Mapping[str, Any], store: Any, console: Console, total: int) -> None:
-    from .executors import chunks
+    from .executors import ChunkTask, chunks
 
-    task = functools.partial(run_chunk, config, dict(prov))
+    task = ChunkTask(config, prov)
     with executor, console.bar(total, config.name) as bar:
         for rows in executor.map(task, chunks(pending, executor.chunk_runs)):
             store.append(rows)
