@@ -26,7 +26,7 @@ from .grid import Cell
 
 from .instances import Instance
 from .metrics import Measured, Reference, certified_bound
-from .provenance import code_fingerprint
+from .provenance import run_code
 from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, unavailable_reason
 from .schema import Status, make_row
 
@@ -128,9 +128,15 @@ def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provena
                     provenance=provenance)
 
 
-def cell_code(cell: Cell) -> str:
-    """The fingerprint of the code a cell runs (its strategy and order), as rows record it."""
-    return code_fingerprint(registry("strategy").lookup(cell.strategy), registry("order").lookup(cell.order))
+def cell_code(cell: Cell, source: str, config: ExperimentConfig) -> str:
+    """The fingerprint of the code a cell's runs on `source` execute (`provenance.run_code`), as rows record it."""
+    from packbench.algorithms.dedupe import DEDUPE_METHODS
+    from packbench.algorithms.fill import Fill
+
+    return run_code({"strategy": registry("strategy").lookup(cell.strategy),
+                     "order": registry("order").lookup(cell.order), "source": source_registry().lookup(source),
+                     "metrics": Measured, "dedupe": DEDUPE_METHODS.lookup(config.dedupe), "fill": Fill,
+                     "reference": registry("strategy").lookup(config.reference_name)})
 
 
 def unit_instances(pu: PlannedUnit) -> tuple[dict[str, Instance], str | None]:
@@ -151,8 +157,11 @@ def unit_rows(config: ExperimentConfig, pu: PlannedUnit, by_key: Mapping[str, In
     `refs` holds the reference optima per instance key; runs of one instance share them.
     """
     rows = []
+    codes: dict[int, str] = {}  # per cell: looking the components up per row would cost more than some runs
     for run in pu.runs():
-        code = cell_code(run.cell)
+        if id(run.cell) not in codes:
+            codes[id(run.cell)] = cell_code(run.cell, pu.unit.source, config)
+        code = codes[id(run.cell)]
         if unavailable is not None:
             rows.append(make_row(config, run, Status.SKIPPED, unavailable, code=code, provenance=provenance))
         elif run.instance not in by_key:

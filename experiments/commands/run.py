@@ -143,7 +143,7 @@ def _skip_reasons(out: Path, console) -> None:
         console.note(f"... and {len(reasons) - 3} other reasons (see summary.md)")
 
 
-def _peek(out: Path, planned):
+def _peek(out: Path, planned, config):
     """The resume state of `out` without taking its lock or writing anything."""
     from ..runner import ResumeState
     from ..storage import RunStore
@@ -151,7 +151,7 @@ def _peek(out: Path, planned):
     store = RunStore(out)
     stored = {} if not store.path.exists() else store.index(("code", "status", "reason", "instance", "source"),
                                                              repair=False)
-    return ResumeState(planned, stored)
+    return ResumeState(planned, stored, config)
 
 
 def _dry_run(config, planned, state, workers: int, console) -> None:
@@ -214,9 +214,9 @@ def main(args: argparse.Namespace) -> int:
     planned = plan(config)
     if args.force:
         from ..runner import ResumeState
-        state = ResumeState(planned, {})
+        state = ResumeState(planned, {}, config)
     else:
-        state = _peek(out, planned)
+        state = _peek(out, planned, config)
     if args.dry_run:
         _dry_run(config, planned, state, workers, console)
         return 0

@@ -55,7 +55,7 @@ class ChunkTask:
         from ..measure import cell_code
         from ..schema import Status, make_row
 
-        return make_row(self.config, run, Status.ERROR, reason, code=cell_code(run.cell),
+        return make_row(self.config, run, Status.ERROR, reason, code=cell_code(run.cell, run.unit.source, self.config),
                         provenance=self.provenance)
 
     @staticmethod
