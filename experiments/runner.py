@@ -145,7 +145,7 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
     out = Path(out_dir)
     with RunLock(out) as lock:
         if lock.took_over:
-            console.note(f"took over the lock of a run that is gone ({lock.took_over})")
+            console.note(f"took over the lock of {lock.took_over}")
         store = RunStore(out)
         if force:
             store.reset()

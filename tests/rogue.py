@@ -77,3 +77,18 @@ class MutatesClass(Strategy):
         for it in problem.candidates:
             object.__setattr__(it, "score", -1.0)
         return Selection(())
+
+
+def blocks(items, budget):
+    """With $PACKBENCH_TEST_FIFOS set: says it started (FIFO "started"), then waits for "release".
+
+    Lets a test hold a run inside a strategy for exactly as long as it needs, with no sleeps: opening a
+    FIFO blocks until the other end is opened. Without the variable it keeps nothing at once.
+    """
+    folder = os.environ.get("PACKBENCH_TEST_FIFOS")
+    if folder:
+        with open(os.path.join(folder, "started"), "w") as fh:
+            fh.write("started\n")
+        with open(os.path.join(folder, "release")) as fh:
+            fh.read()
+    return []

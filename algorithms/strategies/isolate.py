@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import multiprocessing
 import pickle
+import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .base import StrategyContractError
 
-__all__ = ["StrategyTimeout", "call_isolated"]
+__all__ = ["StrategyTimeout", "call_isolated", "die_with_parent"]
 
 
 class StrategyTimeout(TimeoutError):
@@ -40,7 +41,19 @@ def _context() -> Any:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
+def die_with_parent() -> None:
+    """Linux: ask the kernel to kill this process when its parent dies, so a child stuck in outside code
+    never outlives a killed caller (elsewhere a no-op)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _child(conn: Any, func: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    die_with_parent()
     try:
         message: tuple[str, Any] = ("ok", func(*args, **kwargs))
     except SystemExit as exc:

@@ -12,12 +12,16 @@ worker, and the sweep goes on.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
+from pathlib import Path
 from typing import Any
+
+from packbench.algorithms.strategies.isolate import die_with_parent
 
 from ..plan import PlannedUnit, Run
 from .base import CHUNK_RUNS, Chunk, Executor, Task
@@ -32,9 +36,34 @@ RUN_TIMEOUT = 600.0
 MAX_STRAY_DEATHS = 3
 
 
+def _context() -> Any:
+    # fork where there is one: a fresh worker (after a kill) starts in milliseconds with the harness
+    # already imported; what it must not keep of the driver is closed in `_worker`.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _drop_driver_locks() -> None:
+    """Close the result directory's lock in a forked worker: a worker outliving a killed driver would
+    otherwise go on holding it (a ``flock`` lives while any descriptor of it is open)."""
+    from ..lock import LOCK_FILE
+
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return
+    for entry in list(fds.iterdir()):
+        try:
+            if Path(os.readlink(entry)).name == LOCK_FILE:
+                os.close(int(entry.name))
+        except (OSError, ValueError):
+            continue
+
+
 def _worker(conn: Any, task: Task) -> None:
     # The driver handles Ctrl-C (it kills the workers); a worker that caught it would die mid-row.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+    _drop_driver_locks()
     events = getattr(task, "events", None)
     while True:
         try:
@@ -127,7 +156,7 @@ class Processes(Executor):
         return f"{super().describe()}, {self.run_timeout:g} s per run"
 
     def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
-        ctx = multiprocessing.get_context()
+        ctx = _context()
         queue: deque[Chunk] = deque()
         source = iter(work)
         stray = 0
