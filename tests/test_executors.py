@@ -119,3 +119,23 @@ def test_a_dask_worker_killed_mid_run_loses_and_duplicates_no_row(tmp_path):
     ids = [json.loads(line)["run_id"] for line in lines]
     assert len(ids) == len(set(ids)) == manifest["runs_total"] == sum(len(pu.run_ids) for pu in plan(cfg))
     assert manifest["status"] == "complete"
+
+
+def test_a_scheduler_address_that_never_answers_ends_within_the_connect_timeout():
+    pytest.importorskip("distributed")
+    import socket
+
+    from packbench.experiments.executors.dask import ClusterLost, DaskExecutor
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)  # accepts TCP (the kernel completes the handshake) and never says a word
+    try:
+        executor = DaskExecutor(1, scheduler=f"tcp://127.0.0.1:{server.getsockname()[1]}")
+        executor.connect_timeout = 2.0
+        start = time.monotonic()
+        with pytest.raises(ClusterLost, match=r"did not answer within 2 s"):
+            executor.client
+        assert time.monotonic() - start < 60
+    finally:
+        server.close()

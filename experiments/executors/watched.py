@@ -34,6 +34,8 @@ RUN_TIMEOUT = 600.0
 # A worker that dies outside any run (while starting, between runs) this many times in a row means
 # the workers cannot run at all: stop instead of respawning forever.
 MAX_STRAY_DEATHS = 3
+# Seconds between hand-overs of a running chunk's finished rows to the driver (which writes them).
+FLUSH_SECONDS = 1.0
 
 
 def _context() -> Any:
@@ -108,9 +110,11 @@ class _Slot:
         self.current: tuple[str, tuple[str, ...]] | None = None
         self.since = time.monotonic()
         self.rows: list[dict[str, Any]] = []
+        self.flushed = self.since
 
     def give(self, chunk: Chunk) -> None:
         self.chunk, self.current, self.since, self.written, self.rows = chunk, None, time.monotonic(), set(), []
+        self.flushed = self.since
         self.runs = {run.run_id: run for pu in chunk for run in pu.runs()}
         self.conn.send(chunk)
 
@@ -228,6 +232,10 @@ class Processes(Executor):
         if not slot.proc.is_alive():
             slot.proc.join()
             return self._fail(slot, task, queue, _cause(slot.proc.exitcode))
+        if slot.rows and time.monotonic() - slot.flushed >= FLUSH_SECONDS:
+            # A long chunk hands its finished rows over as it goes: a killed driver loses seconds, not a chunk.
+            rows, slot.rows, slot.flushed = slot.rows, [], time.monotonic()
+            return rows, False
         return None
 
     def _fail(self, slot: _Slot, task: Task, queue: deque[Chunk], cause: str) -> tuple[list[dict[str, Any]], bool]:
