@@ -38,7 +38,7 @@ __all__ = ["EncodingUnavailableError", "DEFAULT_ENCODING", "OFFLINE_FALLBACKS", 
 
 _MIN_PER_THREAD = 64  # below this many texts per thread, thread start-up costs more than it saves
 RUN_CHUNK = 4096  # characters of an unbroken run encoded at a time (see the module docstring)
-_LONG_RUN = re.compile(r"\S{%d,}|\s{%d,}" % (RUN_CHUNK, RUN_CHUNK))
+_LONG_RUN = re.compile(rf"\S{{{RUN_CHUNK},}}|\s{{{RUN_CHUNK},}}")
 
 
 def _encode_text(enc: Any, text: str) -> list[int]:

@@ -68,7 +68,7 @@ def outside_components(data: Mapping[str, Any]) -> list[OutsideComponent]:
     Nothing is imported: built-in names are looked up in the registries, entry points are listed
     without being loaded.
     """
-    from packbench.algorithms.plugins import is_import_path, entry_point_distribution
+    from packbench.algorithms.plugins import entry_point_distribution, is_import_path
 
     regs = _registries()
     wanted: list[tuple[str, str]] = []

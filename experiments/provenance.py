@@ -137,7 +137,7 @@ def code_fingerprint(*components: type) -> str:
     return f"{'+'.join(sorted(dists)) or 'local'}:{digest.hexdigest()[:16]}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _run_code(parts: tuple[tuple[str, type], ...]) -> str:
     dists: set[str] = set()
     hexes = []

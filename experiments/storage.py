@@ -14,6 +14,7 @@ new file, never half of one.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -80,7 +81,7 @@ def _row_line(row: Mapping[str, Any]) -> bytes:
 
 def _non_finite(value: Any) -> bool:
     if isinstance(value, float):
-        return value != value or value in (float("inf"), float("-inf"))
+        return not math.isfinite(value)
     if isinstance(value, Mapping):
         return any(_non_finite(v) for v in value.values())
     if isinstance(value, (list, tuple)):

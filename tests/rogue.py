@@ -7,31 +7,12 @@ kills its process, raises, returns a NaN bound or changes the items it was hande
 from __future__ import annotations
 
 import os
-import sys
-import time
 
 from packbench.algorithms import Selection, Strategy
+from packbench.experiments.bench.rogue_plugins import exits, hangs, kills, raises
 
-
-def exits(items, budget):
-    """Calls sys.exit(3), as a script's main would."""
-    sys.exit(3)
-
-
-def kills(items, budget):
-    """Ends its process at once (os._exit): no exception, no cleanup."""
-    os._exit(7)
-
-
-def hangs(items, budget):
-    """Never returns."""
-    while True:
-        time.sleep(60)
-
-
-def raises(items, budget):
-    """A plain bug."""
-    raise ZeroDivisionError("bug in the plug-in")
+__all__ = ["exits", "kills", "hangs", "raises", "mutates", "blocks", "NanBound", "BoolIndex", "EmptyOptimal",
+           "LowBound", "MutatesClass"]
 
 
 def mutates(items, budget):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from packbench.algorithms import Item, StrategyContractError, pack
 from packbench.algorithms.strategies.function import StrategyTimeout
 

@@ -9,7 +9,12 @@ import sys
 from packbench.algorithms import ORDERS, STRATEGIES
 from packbench.experiments.config import parse_config
 from packbench.experiments.console import Console
-from packbench.experiments.provenance import _run_code, code_changes, code_fingerprint, run_code
+from packbench.experiments.provenance import (
+    _run_code,
+    code_changes,
+    code_fingerprint,
+    run_code,
+)
 from packbench.experiments.runner import run_experiment
 from packbench.experiments.storage import RunStore
 

@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from packbench.experiments.config import parse_config
 from packbench.experiments.executors import Processes, Serial
 from packbench.experiments.runner import TIMING_COLUMNS, run_experiment
@@ -87,14 +86,14 @@ def test_the_cli_names_outside_components_and_no_plugins_refuses_them_before_imp
                    '[[strategies]]\nname = "greedy"\n[[strategies]]\nname = "planted:f"\n')
     env_path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
     refused = subprocess.run([sys.executable, "-m", "packbench", "run", str(cfg), "--out", str(tmp_path / "o"),
-                              "--no-plugins"], capture_output=True, text=True, timeout=300,
+                              "--no-plugins"], check=False, capture_output=True, text=True, timeout=300,
                              env={**os.environ, "PYTHONPATH": env_path})
     assert refused.returncode == 2
     assert "--no-plugins, and the config names outside components" in refused.stderr
     assert "strategy 'planted:f' (import path)" in refused.stderr
     assert not marker.exists()  # refused before the module ran
     ran = subprocess.run([sys.executable, "-m", "packbench", "run", str(cfg), "--out", str(tmp_path / "o"),
-                          "--workers", "1", "--no-progress"], capture_output=True, text=True, timeout=300,
+                          "--workers", "1", "--no-progress"], check=False, capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONPATH": env_path})
     assert ran.returncode == 0, ran.stderr
     assert "planted.toml imports code from outside packbench" in ran.stderr
