@@ -11,7 +11,10 @@
   works with no network.
 
 `embed_texts` caches each batch on disk, keyed by the embedder's description
-and a hash of the texts: ``<cache_dir>/<embedder key>/<content hash>.npy``.
+and a hash of the texts: ``<cache_dir>/<embedder key>/<content hash>.npz``, which
+also holds a digest of both; a cached file is used only when that digest, its
+shape (one row per text), its dtype (float) and its values (all finite) are
+right, else it is recomputed.
 The cache folder is `cache_dir`, else ``$PACKBENCH_CACHE_DIR/embeddings``,
 else ``~/.cache/packbench/embeddings``. The hashing embedder is not cached by
 default (it is faster than reading the file).
@@ -167,32 +170,33 @@ def embed_texts(texts: Sequence[str], embedder: str | Embedder = "hashing", *, c
         A (len(texts), dim) float64 array.
 
     Raises:
-        ValueError: Unknown embedder or parameter.
+        ValueError: Unknown embedder or parameter, or the embedder returned a matrix of the wrong
+            shape or with non-finite values.
         ImportError: The embedder's extra is not installed (the message names it).
     """
     model = _embedder(embedder, params)
     use_cache = model.cache_by_default if cache is None else cache
     if not use_cache:
-        return model.embed(texts)
+        return _checked(model, model.embed(texts), len(texts))
     digest = hashlib.sha256()
     for t in texts:
         data = t.encode("utf-8", "surrogatepass")
         digest.update(len(data).to_bytes(8, "little"))
         digest.update(data)
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    path = folder / hashlib.sha256(model.key().encode()).hexdigest()[:16] / f"{digest.hexdigest()[:32]}.npy"
+    path = folder / hashlib.sha256(model.key().encode()).hexdigest()[:16] / f"{digest.hexdigest()[:32]}.npz"
+    # Stored with the vectors and compared on reading: a file renamed, copied from another cache or
+    # written by another embedder is recomputed, not returned.
+    stamp = hashlib.sha256(model.key().encode() + b"\0" + digest.digest()).hexdigest()
     if path.exists():
-        try:
-            found = np.load(path)
-            if found.shape[0] == len(texts):
-                return found
-        except (OSError, ValueError):  # a damaged cache file is recomputed, never trusted
-            pass
-    vectors = model.embed(texts)
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
+        found = _read_cached(path, stamp, len(texts), model.params.get("dim"))
+        if found is not None:
+            return found
+    vectors = _checked(model, model.embed(texts), len(texts))
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(tmp, vectors)
+        np.savez(tmp, vectors=vectors, stamp=np.array(stamp), content=np.array(_content(vectors)))
         os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
     except OSError:  # a read-only or full cache folder costs the next run a recomputation, nothing else
         try:
@@ -200,6 +204,40 @@ def embed_texts(texts: Sequence[str], embedder: str | Embedder = "hashing", *, c
         except OSError:
             pass
     return vectors
+
+
+def _content(vectors: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(vectors, dtype=np.float64).tobytes()).hexdigest()
+
+
+def _read_cached(path: Path, stamp: str, n: int, dim: Any) -> np.ndarray | None:
+    """The cached vectors at `path` when they are what was asked for, else None (then recomputed)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            vectors, found, content = data["vectors"], str(data["stamp"]), str(data["content"])
+    except (OSError, ValueError, KeyError, EOFError):  # damaged or not ours
+        return None
+    if found != stamp or vectors.ndim != 2 or vectors.shape[0] != n or vectors.shape[1] < 1:
+        return None
+    if (isinstance(dim, int) and vectors.shape[1] != dim) or vectors.dtype != np.float64:
+        return None
+    if not np.isfinite(vectors).all() or _content(vectors) != content:
+        return None
+    return vectors
+
+
+def _checked(model: Embedder, vectors: Any, n: int) -> np.ndarray:
+    """`vectors` from `model.embed` as a (n, dim) finite float64 array, or a ValueError naming the embedder."""
+    try:
+        arr = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"embedder {model.key()!r} returned something that is not a float matrix ({exc})") from None
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise ValueError(f"embedder {model.key()!r} returned shape {arr.shape} for {n} texts; expected ({n}, dim)")
+    if not np.isfinite(arr).all():
+        row = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
+        raise ValueError(f"embedder {model.key()!r} returned a non-finite value in row {row} (text {row})")
+    return arr
 
 
 def embed_items(items: Sequence[Item], embedder: str | Embedder = "hashing", **kwargs: Any) -> list[Item]:

@@ -9,12 +9,23 @@ Counts are never estimated from characters.
 Text is encoded with ``encode_ordinary``: special-token strings such as
 ``<|endoftext|>`` inside retrieved text are counted as plain text, which is what
 an API does with user content.
+
+Long unbroken runs are encoded in chunks: tiktoken merges the bytes of one
+pre-tokenised piece in time that grows faster than the piece (a 50 MB string
+without spaces took more than 200 s), so a run of `RUN_CHUNK` or more
+characters without whitespace (or of whitespace alone) is cut into chunks of
+`RUN_CHUNK` characters, which makes counting linear. Text without such a run
+(all ordinary prose and code) is encoded whole, exactly as before; for a text
+with one, the ids still decode to the text, and the count may differ from an
+unchunked encoding by about one token per chunk (11 in 216,023 tokens on
+400,000 random letters).
 """
 
 from __future__ import annotations
 
 import numbers
 import os
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -26,6 +37,27 @@ __all__ = ["EncodingUnavailableError", "DEFAULT_ENCODING", "OFFLINE_FALLBACKS", 
            "check_encoding_param", "count_tokens", "count_tokens_batch", "encode", "encode_batch", "decode_bytes"]
 
 _MIN_PER_THREAD = 64  # below this many texts per thread, thread start-up costs more than it saves
+RUN_CHUNK = 4096  # characters of an unbroken run encoded at a time (see the module docstring)
+_LONG_RUN = re.compile(rf"\S{{{RUN_CHUNK},}}|\s{{{RUN_CHUNK},}}")
+
+
+def _encode_text(enc: Any, text: str) -> list[int]:
+    """`enc.encode_ordinary(text)`, with runs of `RUN_CHUNK` or more characters encoded in chunks."""
+    if len(text) < RUN_CHUNK:
+        return enc.encode_ordinary(text)
+    ids: list[int] = []
+    done = 0
+    for run in _LONG_RUN.finditer(text):
+        if run.start() > done:
+            ids += enc.encode_ordinary(text[done:run.start()])
+        for lo in range(run.start(), run.end(), RUN_CHUNK):
+            ids += enc.encode_ordinary(text[lo:min(lo + RUN_CHUNK, run.end())])
+        done = run.end()
+    if done == 0:
+        return enc.encode_ordinary(text)
+    if done < len(text):
+        ids += enc.encode_ordinary(text[done:])
+    return ids
 
 
 def _check_text(text: Any, what: str) -> str:
@@ -36,7 +68,7 @@ def _check_text(text: Any, what: str) -> str:
 
 def encode(text: str, encoding: str = DEFAULT_ENCODING) -> list[int]:
     """Token ids of `text` (special tokens treated as text)."""
-    return get_encoding(encoding).encode_ordinary(_check_text(text, "text"))
+    return _encode_text(get_encoding(encoding), _check_text(text, "text"))
 
 
 def _threads() -> int:
@@ -77,11 +109,11 @@ def encode_batch(texts: Sequence[str], encoding: str = DEFAULT_ENCODING, num_thr
     else:
         threads = int(num_threads)
     if threads == 1 or len(texts) < _MIN_PER_THREAD * 2:
-        return [enc.encode_ordinary(t) for t in texts]
+        return [_encode_text(enc, t) for t in texts]
     size = max(_MIN_PER_THREAD, -(-len(texts) // threads))
     blocks = [texts[i:i + size] for i in range(0, len(texts), size)]
     with ThreadPoolExecutor(max_workers=min(threads, len(blocks))) as pool:
-        parts = pool.map(lambda block: [enc.encode_ordinary(t) for t in block], blocks)
+        parts = pool.map(lambda block: [_encode_text(enc, t) for t in block], blocks)
         return [ids for part in parts for ids in part]
 
 

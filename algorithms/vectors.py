@@ -41,9 +41,25 @@ def embedding_matrix(items: Sequence[Item], who: str) -> np.ndarray:
     return np.stack([it.embedding for it in items])
 
 
+# Rows whose norm lies in this range were computed without overflow or underflow of the squares.
+_SAFE_NORMS = (1e-150, 1e150)
+
+
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Each row divided by its Euclidean norm; zero rows stay zero."""
-    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+    """Each row divided by its Euclidean norm; zero rows stay zero.
+
+    A row whose squares overflow (entries around 1e155 and up) or underflow (around 1e-155 and down)
+    is first scaled by a power of two that brings its largest entry near 1, which is exact, so any
+    finite nonzero row gets its unit vector; rows in the ordinary range are computed as they are.
+    """
+    with np.errstate(over="ignore", under="ignore"):  # such rows are found below and rescaled
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+    odd = np.flatnonzero(~((norms >= _SAFE_NORMS[0]) & (norms <= _SAFE_NORMS[1])))
+    if len(odd):
+        matrix = np.array(matrix, dtype=np.float64)  # a copy: the caller's embeddings are read-only
+        _, exponent = np.frexp(np.max(np.abs(matrix[odd]), axis=1))
+        matrix[odd] = np.ldexp(matrix[odd], -exponent[:, None])
+        norms[odd] = np.sqrt(np.einsum("ij,ij->i", matrix[odd], matrix[odd]))
     # Zero rows are divided by 1 (and stay zero): one allocation, no masked write.
     return matrix / np.where(norms > 0, norms, 1.0)[:, None]
 

@@ -23,6 +23,7 @@ __all__ = ["export_parquet", "read_runs", "PARQUET_FILE"]
 PARQUET_FILE = "runs.parquet"
 BLOCK_ROWS = 50_000
 _META = b"packbench"
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 def _pyarrow() -> Any:
@@ -56,7 +57,8 @@ def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return "int"
+        # Beyond int64 (a budget of 10**30 is valid): stored as JSON text, which holds any int exactly.
+        return "int" if _INT64[0] <= value <= _INT64[1] else "json"
     if isinstance(value, float):
         return "float"
     if isinstance(value, str):
@@ -96,6 +98,9 @@ def export_parquet(out_dir: str | Path, block_rows: int = BLOCK_ROWS) -> Path:
     of its values, the second writes one row group per block. Unreadable
     lines are skipped as `RunStore.load` skips them; the file is not repaired.
 
+    Temporary files of exports that were killed (``.runs.parquet.<pid>.tmp`` of a pid that is gone)
+    are deleted first.
+
     Returns:
         The Parquet file (written atomically; unchanged when already up to date).
 
@@ -109,6 +114,7 @@ def export_parquet(out_dir: str | Path, block_rows: int = BLOCK_ROWS) -> Path:
     if not store.path.is_file():
         raise FileNotFoundError(f"{store.path.as_posix()}: no runs.jsonl")
     target = Path(out_dir) / PARQUET_FILE
+    _remove_stale_tmp(target.parent)
     stamp = _stamp(store.path)
     if _stored_stamp(target) == stamp:
         return target
@@ -137,6 +143,16 @@ def export_parquet(out_dir: str | Path, block_rows: int = BLOCK_ROWS) -> Path:
         raise
     _fsync_dir(target.parent)
     return target
+
+
+def _remove_stale_tmp(folder: Path) -> None:
+    """Delete ``.runs.parquet.<pid>.tmp`` files left by exports that were killed (their pid is gone)."""
+    from .lock import _pid_alive
+
+    for tmp in folder.glob(f".{PARQUET_FILE}.*.tmp"):
+        pid = tmp.name[len(PARQUET_FILE) + 2:-len(".tmp")]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            tmp.unlink(missing_ok=True)
 
 
 def _stored_stamp(target: Path) -> dict[str, int] | None:

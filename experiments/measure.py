@@ -26,7 +26,7 @@ from .grid import Cell
 
 from .instances import Instance
 from .metrics import Measured, Reference, certified_bound
-from .provenance import code_fingerprint
+from .provenance import run_code
 from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, unavailable_reason
 from .schema import Status, make_row
 
@@ -140,7 +140,7 @@ def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provena
     except _Skipped as exc:
         return _with_stages(make_row(config, run, Status.SKIPPED, str(exc), budget=budget, code=code,
                                      provenance=provenance))
-    except Exception as exc:  # noqa: BLE001 - one failing run must not stop the experiment
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failing run (sys.exit too) must not stop the sweep
         return _with_stages(make_row(config, run, Status.ERROR, f"{type(exc).__name__}: {exc}", budget=budget,
                                      code=code, provenance=provenance))
     stopped = measured.packing.info.get("stopped")
@@ -149,9 +149,15 @@ def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provena
                                  provenance=provenance), stages)
 
 
-def cell_code(cell: Cell) -> str:
-    """The fingerprint of the code a cell runs (its strategy and order), as rows record it."""
-    return code_fingerprint(registry("strategy").lookup(cell.strategy), registry("order").lookup(cell.order))
+def cell_code(cell: Cell, source: str, config: ExperimentConfig) -> str:
+    """The fingerprint of the code a cell's runs on `source` execute (`provenance.run_code`), as rows record it."""
+    from packbench.algorithms.dedupe import DEDUPE_METHODS
+    from packbench.algorithms.fill import Fill
+
+    return run_code({"strategy": registry("strategy").lookup(cell.strategy),
+                     "order": registry("order").lookup(cell.order), "source": source_registry().lookup(source),
+                     "metrics": Measured, "dedupe": DEDUPE_METHODS.lookup(config.dedupe), "fill": Fill,
+                     "reference": registry("strategy").lookup(config.reference_name)})
 
 
 def unit_instances(pu: PlannedUnit) -> tuple[dict[str, Instance], str | None]:
@@ -172,8 +178,11 @@ def unit_rows(config: ExperimentConfig, pu: PlannedUnit, by_key: Mapping[str, In
     `refs` holds the reference optima per instance key; runs of one instance share them.
     """
     rows = []
+    codes: dict[int, str] = {}  # per cell: looking the components up per row would cost more than some runs
     for run in pu.runs():
-        code = cell_code(run.cell)
+        if id(run.cell) not in codes:
+            codes[id(run.cell)] = cell_code(run.cell, pu.unit.source, config)
+        code = codes[id(run.cell)]
         if unavailable is not None:
             rows.append(_with_stages(make_row(config, run, Status.SKIPPED, unavailable, code=code,
                                               provenance=provenance)))

@@ -14,7 +14,13 @@ import types
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "provenance", "git_commit", "relative_to_repo", "code_fingerprint"]
+__all__ = ["REPO_ROOT", "provenance", "git_commit", "relative_to_repo", "code_fingerprint", "run_code", "code_changes",
+           "CODE_PARTS"]
+
+# The code behind a row, part by part: what chose (strategy), arranged (order), built the instance
+# (source), scored it (metrics), removed duplicates (dedupe), filled leftover room (fill) and gave the
+# optimum the score ratio divides by (reference).
+CODE_PARTS = ("strategy", "order", "source", "metrics", "dedupe", "fill", "reference")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,7 +99,7 @@ def _module_files(module: types.ModuleType) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=None)
 def code_fingerprint(*components: type) -> str:
-    """A fingerprint of the code behind `components` (e.g. a run's strategy and order classes).
+    """A fingerprint of the code behind `components` (e.g. a run's strategy class; rows use `run_code`).
 
     For each component: the SHA-256 of the source files of its module and of
     the modules of the same top-level package that this module imports
@@ -101,7 +107,7 @@ def code_fingerprint(*components: type) -> str:
     distribution that installs it. It changes when that code is edited, and
     not when unrelated files of the repository are (a commit-based
     fingerprint would redo every run after any commit). Edits deeper in the
-    import graph (e.g. `pack` itself) are not seen: pass ``--force`` then.
+    import graph (e.g. `pack` itself, or the runner) are not seen: pass ``--force`` then.
 
     Returns:
         ``"<distribution>==<version>:<16 hex digits>"`` (``"local:..."`` for code that no
@@ -129,3 +135,52 @@ def code_fingerprint(*components: type) -> str:
         for dist in _distributions().get(top, []):
             dists.add(f"{dist}=={_version(dist)}")
     return f"{'+'.join(sorted(dists)) or 'local'}:{digest.hexdigest()[:16]}"
+
+
+@functools.cache
+def _run_code(parts: tuple[tuple[str, type], ...]) -> str:
+    dists: set[str] = set()
+    hexes = []
+    for name, comp in parts:
+        where, _, digest = code_fingerprint(comp).rpartition(":")
+        dists.update(d for d in where.split("+") if d != "local")
+        hexes.append(f"{name}={digest[:10]}")
+    return f"{'+'.join(sorted(dists)) or 'local'}:{','.join(hexes)}"
+
+
+def run_code(parts: dict[str, type]) -> str:
+    """The code fingerprint a row records: one `code_fingerprint` per part of `CODE_PARTS`.
+
+    Args:
+        parts: Part name -> the component (class) that ran it.
+
+    Returns:
+        ``"<distributions>:strategy=<10 hex>,order=<10 hex>,..."``, so that `code_changes` can say which
+        part changed.
+    """
+    return _run_code(tuple(parts.items()))
+
+
+def code_changes(old: object, new: str) -> list[str]:
+    """The parts of `CODE_PARTS` whose code differs between two `run_code` fingerprints.
+
+    Returns:
+        The changed part names in `new`'s order; ``["packbench version"]`` when only the
+        distributions differ, ``["fingerprint format"]`` for a fingerprint of an older packbench.
+    """
+    if old == new:
+        return []
+    def parse(code: object) -> tuple[str, dict[str, str]] | None:
+        if not isinstance(code, str) or "=" not in code:
+            return None
+        where, _, rest = code.partition(":")
+        try:
+            return where, dict(part.split("=", 1) for part in rest.split(","))
+        except ValueError:
+            return None
+
+    before, after = parse(old), parse(new)
+    if before is None or after is None:
+        return ["fingerprint format"]
+    changed = [name for name, digest in after[1].items() if before[1].get(name) != digest]
+    return changed or ["packbench version"]

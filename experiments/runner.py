@@ -11,7 +11,6 @@ chunk is in `measure`.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import ExperimentConfig
 from .console import Console
-from .measure import budget_tokens, cell_code, run_chunk
+from .measure import budget_tokens, cell_code
 from .plan import PlannedUnit, plan
 from .schema import TIMING_COLUMNS
 
@@ -33,16 +32,24 @@ __all__ = ["run_experiment", "resume_state", "ResumeState", "TIMING_COLUMNS", "b
 class ResumeState:
     """What a result directory already holds for a plan, and what must be (re)done.
 
+    Args:
+        planned: The plan.
+        stored: Run id -> (code, status, reason, instance, source) of the stored rows.
+        config: The experiment (its dedupe method and reference are part of every row's code).
+
     Attributes:
         pending: Units with the runs still to do.
         resumed: Stored rows kept.
-        redone_code: Stored rows whose code fingerprint changed, per strategy (they are redone).
+        redone_code: Stored rows redone because code they ran changed, per changed component
+            (e.g. ``"source 'traps'"``, ``"metrics"``); a row counts once, under its first change.
         redone_unavailable: Stored rows of a source that was unavailable (redone).
         stale: Stored run ids that are not in the plan.
     """
 
-    def __init__(self, planned: Sequence[PlannedUnit], stored: Mapping[str, tuple[Any, ...]]) -> None:
+    def __init__(self, planned: Sequence[PlannedUnit], stored: Mapping[str, tuple[Any, ...]],
+                 config: ExperimentConfig) -> None:
         from .plan import is_unavailable
+        from .provenance import code_changes
 
         self.redone_code: Counter[str] = Counter()
         self.redone_unavailable = 0
@@ -53,7 +60,7 @@ class ResumeState:
             return
         redo: set[str] = set()
         wanted: set[str] = set()
-        codes: dict[int, str] = {}
+        codes: dict[tuple[int, str], str] = {}
         for pu in planned:
             n = len(pu.unit.cells)
             for pos, rid in enumerate(pu.run_ids):
@@ -63,13 +70,17 @@ class ResumeState:
                     continue
                 code, status, reason, instance, source = got
                 cell = pu.unit.cells[pos % n]
-                if id(cell) not in codes:
-                    codes[id(cell)] = cell_code(cell)
+                key = (id(cell), pu.unit.source)
+                if key not in codes:
+                    codes[key] = cell_code(cell, pu.unit.source, config)
                 if is_unavailable({"status": status, "reason": reason, "instance": instance, "source": source}):
                     self.redone_unavailable += 1
                     redo.add(rid)
-                elif code != codes[id(cell)]:
-                    self.redone_code[cell.strategy] += 1
+                elif code != codes[key]:
+                    names = {"strategy": cell.strategy, "order": cell.order, "source": pu.unit.source,
+                             "dedupe": config.dedupe, "reference": config.reference_name}
+                    part = code_changes(code, codes[key])[0]
+                    self.redone_code[f"{part} {names[part]!r}" if part in names else part] += 1
                     redo.add(rid)
         self.stale = set(stored) - wanted
         self.redo = redo
@@ -77,10 +88,18 @@ class ResumeState:
         self.resumed = len(done & wanted)
         self.pending = [p for p in (pu.pending(done) for pu in planned) if p is not None]
 
+    def redone_note(self) -> str | None:
+        """"resume redid N stored runs because ... changed", or None when none was redone for its code."""
+        if not self.redone_code:
+            return None
+        n = sum(self.redone_code.values())
+        because = ", ".join(f"{what} ({k:,})" for what, k in self.redone_code.most_common())
+        return f"resume redid {n:,} stored run{'s' if n != 1 else ''} because their code changed: {because}"
 
-def resume_state(store: Any, planned: Sequence[PlannedUnit]) -> ResumeState:
+
+def resume_state(store: Any, planned: Sequence[PlannedUnit], config: ExperimentConfig) -> ResumeState:
     """Compare the rows of `store` with `planned` (streamed; the rows are not held in memory)."""
-    return ResumeState(planned, store.index(("code", "status", "reason", "instance", "source")))
+    return ResumeState(planned, store.index(("code", "status", "reason", "instance", "source")), config)
 
 
 def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: int = 1,
@@ -128,20 +147,19 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
     out = Path(out_dir)
     with RunLock(out) as lock:
         if lock.took_over:
-            console.note(f"took over the lock of a run that is gone ({lock.took_over})")
+            console.note(f"took over the lock of {lock.took_over}")
         store = RunStore(out)
         if force:
             store.reset()
         planned = plan(config) if planned is None else planned
-        state = resume_state(store, planned)
+        state = resume_state(store, planned, config)
         if state.stale:
             raise ValueError(f"{relative_to_repo(store.path)} holds {len(state.stale)} rows of runs that are not in "
                              f"config {config.name!r}; pass --force to start over or --out for another directory")
         if state.redo:
             store.discard(state.redo)
-        if state.redone_code:
-            console.note(f"{sum(state.redone_code.values()):,} stored runs redone because their code changed ("
-                         + ", ".join(f"{k}: {v:,}" for k, v in sorted(state.redone_code.items())) + ")")
+        if state.redone_note():
+            console.note(state.redone_note())
         if executor is None or isinstance(executor, str):
             executor = make_executor(executor or ("serial" if workers <= 1 else "processes"), workers)
         return _run(config, out, store, state, executor, console, config_path)
@@ -162,6 +180,7 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
         "config": config.model_dump(mode="json"), "reference": config.reference_name,
         "seeds": list(config.seeds), "runs_total": state.total, "runs_resumed": state.resumed,
         "runs_redone_code_changed": sum(state.redone_code.values()),
+        "runs_redone_because": dict(state.redone_code.most_common()),
         "runs_dropped_partial_lines": store.dropped_lines, "workers": executor.workers,
         "executor": executor.name, "provenance": prov, "data": data_notes(config), "status": "running",
     }
@@ -186,9 +205,9 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
 
 def _execute(config: ExperimentConfig, pending: list[PlannedUnit], executor: Executor,
              prov: Mapping[str, Any], store: Any, console: Console, total: int) -> None:
-    from .executors import chunks
+    from .executors import ChunkTask, chunks
 
-    task = functools.partial(run_chunk, config, dict(prov))
+    task = ChunkTask(config, prov)
     with executor, console.bar(total, config.name) as bar:
         for rows in executor.map(task, chunks(pending, executor.chunk_runs)):
             store.append(rows)

@@ -14,6 +14,7 @@ new file, never half of one.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -71,7 +72,38 @@ def write_atomic_lines(path: str | Path, lines: Iterable[bytes]) -> None:
 
 
 def _row_line(row: Mapping[str, Any]) -> bytes:
-    return (json.dumps(row, sort_keys=False, allow_nan=False, separators=(",", ":")) + "\n").encode("utf-8")
+    try:
+        text = json.dumps(row, sort_keys=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # a NaN or infinity somewhere (a plug-in's figure): the row is an error, the run goes on
+        text = json.dumps(_unstorable(row), sort_keys=False, allow_nan=False, separators=(",", ":"))
+    return (text + "\n").encode("utf-8")
+
+
+def _non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Mapping):
+        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_non_finite(v) for v in value)
+    return False
+
+
+def _unstorable(row: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``error`` row in place of a row holding non-finite numbers (JSON has none), naming the columns."""
+    from .metrics import ALL_METRICS
+    from .schema import RESULT_COLUMNS, Status
+
+    bad = [col for col, value in row.items() if _non_finite(value)]
+    out = dict(row)
+    for col in (*bad, *RESULT_COLUMNS, *ALL_METRICS):
+        if col in out:
+            out[col] = None
+    shown = ", ".join(f"{col}={row[col]!r}" for col in bad[:5])
+    out.update(status=str(Status.ERROR),
+               reason=f"strategy {row.get('strategy')!r} (source {row.get('source')!r}) gave non-finite values, "
+                      f"which a result row cannot hold: {shown}")
+    return out
 
 
 class RunStore:

@@ -103,14 +103,25 @@ def test_a_dask_worker_killed_mid_run_loses_and_duplicates_no_row(tmp_path):
         except BaseException as exc:  # noqa: BLE001 - reported below
             result["error"] = exc
 
+    # The kill comes once the driver has written the first chunk's rows: an event, not a poll.
+    written_once = threading.Event()
+    resume = threading.Event()
+    inner = executor.map
+
+    def map_and_report(task, work):
+        for k, rows in enumerate(inner(task, work)):
+            yield rows
+            if k == 0:  # the driver has appended these rows by the time the generator resumes
+                written_once.set()
+                resume.wait(60)  # hold the driver until the worker is dead: the loss is mid-run for sure
+
+    executor.map = map_and_report
     thread = threading.Thread(target=run)
     thread.start()
-    deadline = time.monotonic() + 60
-    while not (out / "runs.jsonl").exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert thread.is_alive()
+    assert written_once.wait(120), result
     written = len((out / "runs.jsonl").read_text().splitlines())
     os.kill(pids[0], signal.SIGKILL)  # one worker process dies mid-run
+    resume.set()
     assert written < sum(len(pu.run_ids) for pu in plan(cfg))
     thread.join(timeout=300)
     assert "error" not in result, result.get("error")
@@ -119,3 +130,23 @@ def test_a_dask_worker_killed_mid_run_loses_and_duplicates_no_row(tmp_path):
     ids = [json.loads(line)["run_id"] for line in lines]
     assert len(ids) == len(set(ids)) == manifest["runs_total"] == sum(len(pu.run_ids) for pu in plan(cfg))
     assert manifest["status"] == "complete"
+
+
+def test_a_scheduler_address_that_never_answers_ends_within_the_connect_timeout():
+    pytest.importorskip("distributed")
+    import socket
+
+    from packbench.experiments.executors.dask import ClusterLost, DaskExecutor
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)  # accepts TCP (the kernel completes the handshake) and never says a word
+    try:
+        executor = DaskExecutor(1, scheduler=f"tcp://127.0.0.1:{server.getsockname()[1]}")
+        executor.connect_timeout = 2.0
+        start = time.monotonic()
+        with pytest.raises(ClusterLost, match=r"did not answer within 2 s"):
+            _ = executor.client
+        assert time.monotonic() - start < 60
+    finally:
+        server.close()

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+import math
 import numbers
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..component import Component
-from ..items import Problem, Selection
+from ..items import Item, Problem, Selection
 
-__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection"]
+__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection", "isolated_problem", "item_copy"]
+
+# Float sums of the same scores in another order differ by a few ulps: a bound this close below the
+# score is rounding, not a broken promise.
+_BOUND_SLACK = 1e-9
+# The relative gap up to which solvers call a choice optimal (CP-SAT, B&B and the FPTAS use 1e-9 or less).
+_OPTIMAL_SLACK = 1e-6
 
 
 class StrategyContractError(RuntimeError):
@@ -33,12 +42,21 @@ def check_selection(name: str, problem: Problem, selection: Any, may_exceed_room
         The indices, sorted.
 
     Raises:
-        StrategyContractError: Not a `Selection`, an index that is not an int or out of range, an index
-            repeated, or chosen tokens over the room.
+        StrategyContractError: Not a `Selection`, an index that is not an int (bools are not indices) or
+            out of range, an index repeated, chosen tokens over the room, ``optimal`` not a bool or None,
+            ``optimal=True`` while a candidate with a positive score still fits, an ``upper_bound`` that
+            is not a finite number or lies below the chosen score, or ``info`` that is not a mapping.
     """
     if not isinstance(selection, Selection):
         raise StrategyContractError(f"strategy {name!r} returned {type(selection).__name__}, not a Selection")
     n, candidates = len(problem.candidates), problem.candidates
+    if isinstance(selection.indices, (str, bytes)) or not hasattr(selection.indices, "__iter__"):
+        raise StrategyContractError(f"strategy {name!r}: Selection.indices must be a sequence of ints, got "
+                                    f"{type(selection.indices).__name__}")
+    # True == 1 and hashes like it: without this a bool would pass the set-based checks below as index 1.
+    if any(isinstance(k, bool) for k in selection.indices):
+        bad = next(k for k in selection.indices if isinstance(k, bool))
+        raise StrategyContractError(f"strategy {name!r} chose index {bad!r}, a bool, not an int index")
     # Set-based: per-index checks in Python would cost several times the selection at 100,000 picks.
     try:
         unique = set(selection.indices)
@@ -61,7 +79,73 @@ def check_selection(name: str, problem: Problem, selection: Any, may_exceed_room
         raise StrategyContractError(f"strategy {name!r} chose index {bad!r}, not an int") from None
     if used > problem.room and not may_exceed_room:  # a strategy bug must never reach a caller as a silent overflow
         raise StrategyContractError(f"strategy {name!r} chose {used} tokens for a room of {problem.room}")
+    _check_claims(name, problem, selection, picked, used)
     return tuple(picked)
+
+
+def _check_claims(name: str, problem: Problem, selection: Selection, picked: list[int], used: int) -> None:
+    """What a Selection claims besides its indices (optimal, upper_bound, info) must fit the indices."""
+    def broke(what: str) -> StrategyContractError:
+        return StrategyContractError(f"strategy {name!r} returned Selection.{what}")
+
+    optimal, bound = selection.optimal, selection.upper_bound
+    if optimal is not None and not isinstance(optimal, bool):
+        raise broke(f"optimal={optimal!r}; it must be True, False or None")
+    if not isinstance(selection.info, Mapping):
+        raise broke(f"info of type {type(selection.info).__name__}; it must be a mapping")
+    if bound is None and optimal is not True:
+        return
+    candidates = problem.candidates
+    score = math.fsum(candidates[k].score for k in picked)
+    if bound is not None:
+        if isinstance(bound, bool) or not isinstance(bound, numbers.Real):
+            raise broke(f"upper_bound={bound!r}; it must be a finite number or None")
+        if not math.isfinite(bound):
+            raise broke(f"upper_bound={bound!r}; it must be finite (or None when no bound is known)")
+        if bound < score - _BOUND_SLACK * max(1.0, abs(score)):
+            raise broke(f"upper_bound={bound!r}, below the score {score!r} of its own choice")
+    if optimal is True:
+        free = problem.room - used
+        if free > 0 and candidates:
+            # Solvers prove optimality up to a relative gap: an item worth less than that is not a gain.
+            negligible = _OPTIMAL_SLACK * max(abs(score), max(it.score for it in candidates))
+            chosen = set(picked)
+            for k, it in enumerate(candidates):
+                if it.score > negligible and it.tokens <= free and k not in chosen:
+                    raise broke(f"optimal=True, but candidate {it.id!r} (score {it.score!r}, {it.tokens} tokens) "
+                                f"is left out and fits in the {free} tokens left: adding it scores more")
+
+
+def item_copy(item: Item) -> Item:
+    """A separate `Item` equal to `item` (embedding copied, read-only): changing it leaves `item` as it was.
+
+    Built without `Item`'s validation (the source was validated), so a copy costs about a microsecond.
+    """
+    new = object.__new__(Item)
+    for name in ("id", "text", "score", "tokens", "pinned", "source"):
+        object.__setattr__(new, name, getattr(item, name))
+    embedding = item.embedding
+    if embedding is not None:
+        embedding = embedding.copy()
+        embedding.setflags(write=False)
+    object.__setattr__(new, "embedding", embedding)
+    return new
+
+
+def isolated_problem(problem: Problem) -> Problem:
+    """`problem` over copies of its items, for code outside packbench: whatever it does to them
+    (``object.__setattr__`` included) cannot reach the caller's items or the other runs."""
+    return Problem(tuple(map(item_copy, problem.candidates)), problem.room, tuple(map(item_copy, problem.pinned)))
+
+
+def _isolating(method: Any) -> Any:
+    """`method(self, problem)` called with `isolated_problem(problem)`."""
+    @functools.wraps(method)
+    def call(self: Any, problem: Problem) -> Any:
+        return method(self, isolated_problem(problem))
+
+    call._isolated = True  # type: ignore[attr-defined]
+    return call
 
 
 class Refused(ValueError):
@@ -100,6 +184,15 @@ class Strategy(Component):
     # Only peer adapters set this: `pack` then reports a choice over the room (``over_budget``,
     # ``info["over_tokens"]``) instead of raising, because the overflow is the peer's measured behaviour.
     may_exceed_budget: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A strategy from outside packbench sees copies of the items: it cannot change the caller's items
+        # (nor, in the harness, the items the other runs of an instance share), whatever it does.
+        if not (cls.__module__ or "").startswith("packbench."):
+            for hook in ("skip", "select"):
+                if hook in cls.__dict__ and not getattr(cls.__dict__[hook], "_isolated", False):
+                    setattr(cls, hook, _isolating(cls.__dict__[hook]))
 
     def skip(self, problem: Problem) -> str | None:
         """A declared refusal: the reason this strategy will not run on `problem`, or None.

@@ -16,6 +16,14 @@ Parameters: keyword parameters with defaults after ``items`` and ``budget`` are 
 routes them, configs sweep them; a value must have the type of the default: bool, int, float or str;
 a default of None or of any other type accepts anything), and a ``**params`` catch-all accepts any
 other keyword, unchecked.
+
+Containment: the function gets copies of the items (``object.__setattr__`` on one changes the copy, not
+the caller's item), and every function strategy takes a ``timeout`` parameter (seconds, default None:
+no limit) unless the function declares its own: ``pack(items, budget, strategy=f, timeout=2.0)`` then
+calls `f` in a child process and stops it from outside when it runs over (`StrategyTimeout`), exits
+(``sys.exit``, ``os._exit``) or dies (`StrategyContractError`), so a hanging or exiting function costs
+its caller that one call. With a timeout, the function's output and the exceptions it raises must be
+picklable; where ``fork`` exists (Linux) the function itself need not be.
 """
 
 from __future__ import annotations
@@ -27,10 +35,14 @@ from types import MappingProxyType
 from typing import Any
 
 from ..items import Item, Problem, Selection
-from ..params import Param
-from .base import Strategy, StrategyContractError
+from ..params import Param, real_in
+from .base import Strategy, StrategyContractError, item_copy
+from .isolate import StrategyTimeout, call_isolated
 
-__all__ = ["FunctionStrategy", "wrap_function", "check_function_output"]
+__all__ = ["FunctionStrategy", "wrap_function", "check_function_output", "StrategyTimeout", "TIMEOUT_PARAM"]
+
+TIMEOUT_PARAM = Param(None, real_in(0.0, lo_open=True, allow_none=True),
+                      "seconds the function may run, stopped from outside (None: no limit)")
 
 
 def _check_like(default: Any) -> Callable[[str, str, Any], Any]:
@@ -81,12 +93,31 @@ class FunctionStrategy(Strategy):
     """A plain function ``f(items, budget, **params)`` wrapped as a strategy (see the module docstring)."""
 
     func: Callable[..., Any]
+    # Whether `timeout` is ours (True) or a parameter the function declares itself (False).
+    OWN_TIMEOUT: bool = True
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.timeout = self.params.get("timeout") if self.OWN_TIMEOUT else None
+        if self.OWN_TIMEOUT and self.timeout is None:
+            # Left out of the resolved params when unset, so run ids and rows stay those of a function
+            # without the option.
+            self.params.pop("timeout", None)
 
     def select(self, problem: Problem) -> Selection:
-        items = [*problem.pinned, *problem.candidates]
-        budget = problem.room + sum(it.tokens for it in problem.pinned)
-        out = type(self).func(items, budget, **self.params)
-        return Selection(check_function_output(self.display_name(), problem, budget, out))
+        # Copies: the function may do anything to what it is handed, the caller's items stay as they were.
+        pinned = tuple(map(item_copy, problem.pinned))
+        candidates = tuple(map(item_copy, problem.candidates))
+        seen = Problem(candidates, problem.room, pinned)
+        items = [*pinned, *candidates]
+        budget = problem.room + sum(it.tokens for it in pinned)
+        params = {k: v for k, v in self.params.items() if k != "timeout" or not self.OWN_TIMEOUT}
+        func, name = type(self).func, self.display_name()
+        if self.timeout is None:
+            out = func(items, budget, **params)
+        else:
+            out = call_isolated(func, (items, budget), params, self.timeout, f"strategy {name!r}")
+        return Selection(check_function_output(name, seen, budget, out))
 
 
 def wrap_function(func: Callable[..., Any], name: str) -> type[FunctionStrategy]:
@@ -104,9 +135,12 @@ def wrap_function(func: Callable[..., Any], name: str) -> type[FunctionStrategy]
             ``items`` and ``budget`` has no default.
     """
     declared, extra = _signature_params(func, name)
+    own_timeout = "timeout" not in declared
+    if own_timeout:
+        declared["timeout"] = TIMEOUT_PARAM
     doc = (func.__doc__ or "").strip().splitlines()
     return type(f"FunctionStrategy[{func.__qualname__}]", (FunctionStrategy,), {
-        "name": name, "PARAMS": MappingProxyType(declared), "EXTRA_PARAMS": extra,
+        "name": name, "PARAMS": MappingProxyType(declared), "EXTRA_PARAMS": extra, "OWN_TIMEOUT": own_timeout,
         "func": staticmethod(func), "__wrapped__": func, "__module__": FunctionStrategy.__module__,
         "__doc__": doc[0] if doc else f"function {func.__qualname__} (wrapped)",
     })

@@ -93,9 +93,57 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", action="store_true",
                         help=f"run a sweep of more than {CONFIRM_ABOVE:,} runs without asking")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar / progress lines")
+    parser.add_argument("--no-plugins", action="store_true",
+                        help="refuse a config that names components from outside packbench (import paths, entry "
+                             "points), before importing any: configs are code (docs/plugins-security.md)")
+    parser.add_argument("--run-timeout", type=float, default=None, metavar="SECONDS",
+                        help="wall time one run may take in a worker process before the worker is killed and the "
+                             "run recorded as an error row (default: "
+                             f"{_default_timeout():g})")
 
 
-def _peek(out: Path, planned):
+def _default_timeout() -> float:
+    from ..executors import RUN_TIMEOUT
+
+    return RUN_TIMEOUT
+
+
+def _check_outside(path: Path, no_plugins: bool, console) -> bool:
+    """Say which outside components the config at `path` imports (before importing them); refuse them with
+    `no_plugins`. Returns whether there are any."""
+    from ..outside import PluginsRefused, config_outside_components
+
+    outside = config_outside_components(path)
+    if not outside:
+        return False
+    listed = ", ".join(c.describe() for c in outside)
+    if no_plugins:
+        raise PluginsRefused(f"{path.name}: --no-plugins, and the config names outside components, which run "
+                             f"as code when imported: {listed}")
+    console.note(f"{path.name} imports code from outside packbench (configs are code: run only configs you "
+                 f"trust; --no-plugins refuses them): {listed}")
+    return True
+
+
+def _skip_reasons(out: Path, console) -> None:
+    """Put on the console why runs were skipped because their source was unavailable or broken."""
+    from collections import Counter
+
+    from ..plan import is_unavailable
+    from ..storage import RunStore
+
+    reasons: Counter[str] = Counter()
+    for status, reason, instance, source in RunStore(out).index(("status", "reason", "instance", "source"),
+                                                               repair=False).values():
+        if is_unavailable({"status": status, "reason": reason, "instance": instance, "source": source}):
+            reasons[str(reason)] += 1
+    for reason, n in reasons.most_common(3):
+        console.note(f"skipped {n:,} run{'s' if n != 1 else ''}: {reason}")
+    if len(reasons) > 3:
+        console.note(f"... and {len(reasons) - 3} other reasons (see summary.md)")
+
+
+def _peek(out: Path, planned, config):
     """The resume state of `out` without taking its lock or writing anything."""
     from ..runner import ResumeState
     from ..storage import RunStore
@@ -103,7 +151,7 @@ def _peek(out: Path, planned):
     store = RunStore(out)
     stored = {} if not store.path.exists() else store.index(("code", "status", "reason", "instance", "source"),
                                                              repair=False)
-    return ResumeState(planned, stored)
+    return ResumeState(planned, stored, config)
 
 
 def _print_counts(rows, total: int, todo: int) -> None:
@@ -157,9 +205,10 @@ def main(args: argparse.Namespace) -> int:
     if workers < 1:
         raise ValueError(f"--workers must be >= 1, got {workers}")
     path = resolve_config_path(args.config)
+    console = Console(progress=not args.no_progress)
+    outside = _check_outside(path, getattr(args, "no_plugins", False), console)
     config = load_config(path)
     check_sections(config, str(path))
-    console = Console(progress=not args.no_progress)
     out = args.out if args.out is not None else default_out_dir(config.name)
     if args.out is None and out.parent.name == "local":
         console.note(f"{display_path(out.parent.parent / config.name)} holds committed results; writing to "
@@ -177,9 +226,9 @@ def main(args: argparse.Namespace) -> int:
     planned = plan(config)
     if args.force:
         from ..runner import ResumeState
-        state = ResumeState(planned, {})
+        state = ResumeState(planned, {}, config)
     else:
-        state = _peek(out, planned)
+        state = _peek(out, planned, config)
     if args.dry_run:
         _dry_run(config, planned, state, workers, console)
         return 0
@@ -195,7 +244,11 @@ def main(args: argparse.Namespace) -> int:
     if not _confirm(todo, estimate, args.yes, console):
         console.note("not confirmed; nothing run")
         return 1
-    executor = make_executor(args.executor or ("serial" if workers == 1 else "processes"), workers, args.scheduler)
+    run_timeout = getattr(args, "run_timeout", None) or _default_timeout()
+    # Outside code runs in watched worker processes even with one worker: in the driver's own process
+    # nothing could stop it hanging or ending the run.
+    name = args.executor or ("serial" if workers == 1 and not outside else "processes")
+    executor = make_executor(name, workers, args.scheduler, run_timeout=run_timeout)
     try:
         manifest = run_experiment(config, out, executor=executor, force=args.force, config_path=path,
                                   console=console, planned=planned)
@@ -209,4 +262,6 @@ def main(args: argparse.Namespace) -> int:
                  f"{f', {redone:,} redone after a code change' if redone else ''}) in "
                  f"{duration(time.monotonic() - started)} -> {display_path(out)}/ "
                  f"(report: {display_path(out / 'summary.md')})")
+    if counts_.get("skipped", 0):
+        _skip_reasons(out, console)
     return 0

@@ -8,19 +8,25 @@ from __future__ import annotations
 
 from .base import CHUNK_RUNS, Chunk, Executor, chunks
 from .local import Processes, Serial
+from .task import ChunkTask
+from .watched import RUN_TIMEOUT
 
-__all__ = ["Executor", "Serial", "Processes", "EXECUTORS", "make_executor", "chunks", "Chunk", "CHUNK_RUNS"]
+__all__ = ["Executor", "Serial", "Processes", "EXECUTORS", "make_executor", "chunks", "Chunk", "CHUNK_RUNS",
+           "ChunkTask", "RUN_TIMEOUT"]
 
 EXECUTORS = ("serial", "processes", "dask")
 
 
-def make_executor(name: str, workers: int = 1, scheduler: str | None = None) -> Executor:
+def make_executor(name: str, workers: int = 1, scheduler: str | None = None,
+                  run_timeout: float = RUN_TIMEOUT) -> Executor:
     """The executor called `name`.
 
     Args:
         name: "serial", "processes" or "dask".
         workers: Worker processes (processes, Dask LocalCluster).
         scheduler: Dask scheduler address (only with "dask").
+        run_timeout: Seconds of wall time a run may take in a watched worker ("processes") before the
+            worker is killed and the run recorded as an ``error`` row.
 
     Raises:
         ValueError: Unknown name, workers < 1, or a scheduler for a local executor.
@@ -33,4 +39,4 @@ def make_executor(name: str, workers: int = 1, scheduler: str | None = None) -> 
     if name == "dask":
         from .dask import DaskExecutor  # lazy: Dask is an extra
         return DaskExecutor(workers, scheduler)
-    return Serial() if name == "serial" else Processes(workers)
+    return Serial() if name == "serial" else Processes(workers, run_timeout=run_timeout)

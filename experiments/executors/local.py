@@ -1,12 +1,16 @@
-"""Executors on this machine: serial (in the driver's process) and a pool of local processes."""
+"""Executors on this machine: serial (in the driver's process) and watched local processes (`watched`).
+
+Serial runs every run in the driver's own process: nothing stops a run that hangs or ends the
+process, so configs that import outside components run in watched processes by default (see
+`commands.run`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from .base import CHUNK_RUNS, Chunk, Executor, Task
+from .watched import Processes
 
 __all__ = ["Serial", "Processes"]
 
@@ -27,39 +31,3 @@ class Serial(Executor):
         for chunk in work:
             for pu in chunk:
                 yield task([pu])
-
-
-class Processes(Executor):
-    """A pool of `workers` local processes, with at most twice that many chunks in flight."""
-
-    name = "processes"
-
-    def __init__(self, workers: int = 1, chunk_runs: int = CHUNK_RUNS) -> None:
-        super().__init__(workers, chunk_runs)
-        self._pool: ProcessPoolExecutor | None = None
-
-    def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
-        self._pool = self._pool or ProcessPoolExecutor(max_workers=self.workers)
-        queue = iter(work)
-        inflight: set[Future] = set()
-        try:
-            while True:
-                for chunk in queue:
-                    inflight.add(self._pool.submit(task, chunk))
-                    if len(inflight) >= 2 * self.workers:
-                        break
-                if not inflight:
-                    return
-                done, inflight = wait(inflight, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    yield fut.result()
-        except BaseException:
-            # Interrupted or a worker died: keep what is written, do not wait for queued chunks.
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-            raise
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
