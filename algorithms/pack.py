@@ -119,7 +119,7 @@ def _check_near_dup(near_dup: Any) -> float | None:
 
 def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
          strategy: str | type | Callable[..., Any] = "greedy_best_single", order: str | type = "original",
-         pinned_overflow: str = "raise", dedupe: str = "exact", fill: str | type | None = None,
+         pinned_overflow: str = "raise", dedupe: str = "jaccard", fill: str | type | None = None,
          **params: Any) -> Packing:
     """Choose and order the items that go into a context window of `budget` tokens.
 

@@ -197,7 +197,7 @@ class ExperimentConfig(BaseModel):
     repeats: int = Field(3, ge=1, le=1000)
     reference: str | None = None
     reference_params: dict[str, Any] = Field(default_factory=dict)
-    dedupe: str = "exact"
+    dedupe: str = "jaccard"
     curve: str | list[float] = DEFAULT_CURVE
     plots: list[str] | None = None
     # Tolerances of `packbench gate` (experiments/gate/tolerances.py); `run` does not read them.

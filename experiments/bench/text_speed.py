@@ -7,7 +7,7 @@ Nothing here asserts a speed; the figures are for reading.
 
 Sections:
 
-1. ``pack`` with the default dedupe (exact Jaccard 0.8, greedy_best_single,
+1. ``pack`` with the default dedupe ("jaccard" at 0.8, greedy_best_single,
    budget 4096) and with dedupe off, on 10,000 and 100,000 `random_candidates`
    (about 100 words, 10% planted near copies): medians, the kernel's share of
    each (fresh pages for large arrays: the allocator's doing, not the
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     for what, n, share, real in workload_shares():
         print(f"   {what:>36} ({n:,} texts): {share:.3f} vs real {real:.3f} ({share - real:+.3f})")
 
-    print("1. pack, default dedupe (exact Jaccard 0.8), greedy_best_single, budget 4096")
+    print("1. pack, default dedupe (jaccard 0.8), greedy_best_single, budget 4096")
     sets = {n: random_candidates(n, seed=3) for n in (10_000, 100_000)}
     # With dedupe off too, so the strategy's and the dedupe's growth can be told apart.
     cases = {}
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     vecs = embed_texts([it.text for it in items])
     embedded = [Item(it.id, it.text, it.score, it.tokens, embedding=v) for it, v in zip(items, vecs)]
     methods = {name: (lambda m=DEDUPE_METHODS[name](): m.dedupe(embedded, [], 0.8))
-               for name in ("exact", "containment", "minhash", "semantic")}
+               for name in ("jaccard", "containment", "minhash", "semantic")}
     for name, sec in interleaved(methods, rounds).items():
         print(f"   {name:>12}: median {sec:.3f} s")
 
