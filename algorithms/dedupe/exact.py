@@ -49,6 +49,7 @@ import numpy as np
 from ..items import Item
 from .anchors import join_anchors
 from .batch import candidate_pairs, resolve_partners, shared_counts
+from .compiled import decide_compiled
 from .filter import may_match, prefix_lengths
 from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
@@ -62,6 +63,9 @@ __all__ = ["dedupe_indexed", "kept_flags_indexed", "JaccardJoin", "ExactAlias", 
 # anchors, does less work.
 _PAIRS_PER_TEXT = 16
 _PAIRS_BASE = 4096
+# The compiled kernels (`compiled`) decide whenever the vocabulary fits their packed shingles; the
+# numpy path below stays for larger vocabularies (and is tested on its own by switching this off).
+_COMPILED = True
 
 
 def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
@@ -165,6 +169,10 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     """
     if not candidates:
         return np.zeros(0, dtype=bool), {}
+    if _COMPILED:
+        done = decide_compiled(candidates, anchors_first, threshold)
+        if done is not None:
+            return done
     n_pinned = len(anchors_first)
     # (A copy of the candidates list touches every item: only made when there are pinned ones.)
     inputs = anchors_first + candidates if anchors_first else candidates
