@@ -172,7 +172,7 @@ def _pinned_need(pinned: list[Item], budget: int, pinned_overflow: str) -> int:
 
 def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
          strategy: str | type | Callable[..., Any] = "greedy_best_single", order: str | type = "original",
-         pinned_overflow: str = "raise", dedupe: str = "exact", fill: str | type | None = None,
+         pinned_overflow: str = "raise", dedupe: str = "jaccard", fill: str | type | None = None,
          **params: Any) -> Packing:
     """Choose and order the items that go into a context window of `budget` tokens.
 
@@ -195,8 +195,9 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         pinned_overflow: "raise" (pinned tokens over the budget is an error) or
             "clamp" (return the pinned items alone with ``over_budget=True``).
         dedupe: A name in `DEDUPE_METHODS` (or an import path or `DedupeMethod` subclass). The
-            default "exact" computes seed 000's near-duplicate rule exactly (unlike the
-            approximate "minhash"); it is unrelated to the `exact` strategy.
+            default "jaccard" drops a candidate whose normalised words equal, or whose word-trigram
+            Jaccard is at least `near_dup` with, a pinned or higher-scored kept item, computed
+            exactly (unlike the approximate "minhash"); "exact" is its deprecated old name.
         fill: None, or a name in `FILLS` (or an import path, plug-in name or `Fill` subclass) to
             use the leftover budget after selection.
         **params: Parameters of the strategy, order or fill (see `packbench list`).
@@ -266,7 +267,7 @@ def _strategy_call(parts: _Parts, problem: Problem) -> Callable[[], Any]:
 
 def stage_calls(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
                 strategy: str | type | Callable[..., Any] = "greedy_best_single", order: str | type = "original",
-                dedupe: str = "exact", fill: str | type | None = None,
+                dedupe: str = "jaccard", fill: str | type | None = None,
                 **params: Any) -> dict[str, Callable[[], Any]]:
     """Each stage of one `pack` call as a call without arguments, on the inputs `pack` gives that stage.
 

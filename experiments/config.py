@@ -226,7 +226,7 @@ class ExperimentConfig(BaseModel):
     repeats: int = Field(3, ge=1, le=1000)
     reference: str | None = None
     reference_params: dict[str, Any] = Field(default_factory=dict)
-    dedupe: str = "exact"
+    dedupe: str = "jaccard"
     # A fill (`pack(fill=...)`) for every run, with its default parameters; None: no fill.
     fill: str | None = None
     curve: str | list[float] = DEFAULT_CURVE

@@ -67,7 +67,7 @@ def score_ratio(score: float, reference: Reference) -> tuple[float, str]:
     return score / reference.value, kind
 
 
-def certified_bound(items: Sequence[Item], budget: int, near_dup: float | None, dedupe: str = "exact") -> float:
+def certified_bound(items: Sequence[Item], budget: int, near_dup: float | None, dedupe: str = "jaccard") -> float:
     """Dantzig's bound on the best candidate score `pack` could reach, after the same dedupe.
 
     Args:

@@ -21,7 +21,8 @@ def test_suite_names_are_unique_and_quick_is_a_subset():
     assert len(full) == len(set(full)) and set(quick) < set(full)
     for group in ("pack/", "dedupe/", "dp/", "solver/", "strategy/", "tokens/"):
         assert any(n.startswith(group) for n in quick)
-    assert "pack/default_100k" in full and "dedupe/seed000_3000" in full
+    assert {"pack/realistic_100k", "pack/easy_100k", "dedupe/seed000_3000"} <= set(full)
+    assert {"pack/realistic_10k", "pack/easy_10k"} <= set(quick)
 
 
 def test_reference_pack_is_seed_000_semantics():

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.algorithms.dedupe import (DEDUPE_METHODS, Exact, Pairwise, dedupe_indexed, dedupe_minhash,
+from packbench.algorithms.dedupe import (DEDUPE_METHODS, JaccardJoin, Pairwise, dedupe_indexed, dedupe_minhash,
                                          dedupe_pairwise, shingles, signature, words)
 from packbench.algorithms.dedupe.exact import exact_shingle_codes, exact_word_ids, shared_ranks
 
@@ -66,10 +66,10 @@ def test_indexed_equals_pairwise_kept_and_partners(case):
 
 
 def test_exact_is_the_default_and_the_indexed_join():
-    assert DEDUPE_METHODS["exact"] is Exact
+    assert DEDUPE_METHODS["jaccard"] is JaccardJoin
     assert DEDUPE_METHODS["pairwise"] is Pairwise
     items = [Item("a", "alpha beta gamma delta", 2.0, 1), Item("b", "alpha beta gamma delta!", 1.0, 1)]
-    assert _summary(Exact().dedupe(items, [], 0.8)) == _summary(dedupe_indexed(items, [], 0.8))
+    assert _summary(JaccardJoin().dedupe(items, [], 0.8)) == _summary(dedupe_indexed(items, [], 0.8))
     assert _summary(Pairwise().dedupe(items, [], 0.8)) == _summary(dedupe_pairwise(items, [], 0.8))
 
 

@@ -16,8 +16,9 @@ from packbench.algorithms.dedupe.batch import candidate_pairs, resolve_partners,
 from packbench.experiments.bench.workloads import random_candidates
 from test_dedupe import _summary, dedupe_inputs
 
-# (pairs per text, base): no budget forces the anchor loop, a huge one the batch path.
-PATHS = {"loop": (0, -1), "batch": (10**9, 10**9)}
+# (compiled, pairs per text, base): the compiled kernels; with them off, no budget forces the numpy
+# anchor loop, a huge one the numpy batch path.
+PATHS = {"compiled": (True, 16, 4096), "loop": (False, 0, -1), "batch": (False, 10**9, 10**9)}
 
 
 def _split(items):
@@ -30,8 +31,9 @@ def _split(items):
 def test_each_join_path_equals_pairwise(path, case):
     items, threshold = case
     candidates, pinned = _split(items)
-    per_text, base = PATHS[path]
-    with mock.patch.object(exact, "_PAIRS_PER_TEXT", per_text), mock.patch.object(exact, "_PAIRS_BASE", base):
+    compiled, per_text, base = PATHS[path]
+    with mock.patch.object(exact, "_PAIRS_PER_TEXT", per_text), mock.patch.object(exact, "_PAIRS_BASE", base), \
+            mock.patch.object(exact, "_COMPILED", compiled):
         got = _summary(dedupe_indexed(candidates, pinned, threshold))
     assert got == _summary(dedupe_pairwise(candidates, pinned, threshold))
 
@@ -40,10 +42,11 @@ def test_each_join_path_equals_pairwise(path, case):
 def test_paths_agree_on_planted_near_copies(threshold):
     items = random_candidates(600, seed=11, words=30, dup_share=0.3, vocab_size=400)
     results = []
-    for per_text, base in PATHS.values():
-        with mock.patch.object(exact, "_PAIRS_PER_TEXT", per_text), mock.patch.object(exact, "_PAIRS_BASE", base):
+    for compiled, per_text, base in PATHS.values():
+        with mock.patch.object(exact, "_PAIRS_PER_TEXT", per_text), mock.patch.object(exact, "_PAIRS_BASE", base), \
+                mock.patch.object(exact, "_COMPILED", compiled):
             results.append(_summary(dedupe_indexed(items, [], threshold)))
-    assert results[0] == results[1] and results[0][1]  # same answer, and duplicates were found
+    assert results[0] == results[1] == results[2] and results[0][1]  # same answer, and duplicates were found
 
 
 @settings(max_examples=200, deadline=None)

@@ -40,3 +40,11 @@ def test_unknown_dedupe_method_names_the_valid_ones():
         DEDUPE_METHODS.lookup("nope")
     with pytest.raises(ValueError, match="unknown parameter"):
         DEDUPE_METHODS[sorted(DEDUPE_METHODS)[0]](bogus=1)
+
+
+def test_the_old_name_exact_is_a_deprecated_alias_of_jaccard():
+    items = [Item(f"c{k}", t, float(len(TEXTS) - k), 2) for k, t in enumerate(TEXTS)]
+    assert pack(items, 100).dropped == pack(items, 100, dedupe="jaccard").dropped == {"c1": "c0", "c4": "c3"}
+    with pytest.warns(DeprecationWarning, match='"exact" is renamed "jaccard"'):
+        old = pack(items, 100, dedupe="exact")
+    assert old.ids == pack(items, 100, dedupe="jaccard").ids and old.dropped == {"c1": "c0", "c4": "c3"}

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item
-from packbench.algorithms.dedupe import dedupe_indexed, dedupe_order, dedupe_pairwise, filter, shingle_ids
+from packbench.algorithms.dedupe import dedupe_indexed, dedupe_order, dedupe_pairwise, exact, filter, shingle_ids
 from packbench.algorithms.dedupe.rule import visiting_order
 from packbench.algorithms.dedupe.tokenise import word_codes
 from test_dedupe import _summary, dedupe_inputs
@@ -26,7 +26,8 @@ def test_join_with_every_large_batch_branch_equals_pairwise(case, block):
     items, threshold = case
     candidates = [it for it in items if not it.pinned]
     pinned = [it for it in items if it.pinned]
-    with mock.patch.object(shingle_ids, "_COUNTING_SORT_MIN", 0), mock.patch.object(filter, "_HASH_BLOCK", block):
+    with mock.patch.object(shingle_ids, "_COUNTING_SORT_MIN", 0), mock.patch.object(filter, "_HASH_BLOCK", block), \
+            mock.patch.object(exact, "_COMPILED", False):  # the numpy path's branches
         got = _summary(dedupe_indexed(candidates, pinned, threshold))
     assert got == _summary(dedupe_pairwise(candidates, pinned, threshold))
 

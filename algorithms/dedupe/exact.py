@@ -1,4 +1,8 @@
-"""Exact dedupe as an indexed set-similarity join (prefix filtering), same answers as pairwise.
+"""The "jaccard" dedupe (the default) as an indexed set-similarity join (prefix filtering), same answers as pairwise.
+
+The rule: a candidate is dropped when its normalised word list equals, or its
+word-trigram Jaccard similarity is >= the threshold with, a pinned item or a
+higher-scored kept candidate (`rule`).
 
 Three stages, none of which can change the answer:
 
@@ -38,17 +42,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
+import warnings
+
 import numpy as np
 
 from ..items import Item
 from .anchors import join_anchors
 from .batch import candidate_pairs, resolve_partners, shared_counts
+from .compiled import decide_compiled
 from .filter import may_match, prefix_lengths
 from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
 
-__all__ = ["dedupe_indexed", "kept_flags_indexed", "Exact", "active_texts", "exact_word_ids", "exact_shingle_codes",
+__all__ = ["dedupe_indexed", "kept_flags_indexed", "JaccardJoin", "ExactAlias", "active_texts", "exact_word_ids", "exact_shingle_codes",
            "distinct_shingles", "shared_ranks"]
 
 # The batch path is taken while the candidate pairs stay within this many per text (plus a base):
@@ -56,6 +63,9 @@ __all__ = ["dedupe_indexed", "kept_flags_indexed", "Exact", "active_texts", "exa
 # anchors, does less work.
 _PAIRS_PER_TEXT = 16
 _PAIRS_BASE = 4096
+# The compiled kernels (`compiled`) decide whenever the vocabulary fits their packed shingles; the
+# numpy path below stays for larger vocabularies (and is tested on its own by switching this off).
+_COMPILED = True
 
 
 def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
@@ -159,6 +169,10 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     """
     if not candidates:
         return np.zeros(0, dtype=bool), {}
+    if _COMPILED:
+        done = decide_compiled(candidates, anchors_first, threshold)
+        if done is not None:
+            return done
     n_pinned = len(anchors_first)
     # (A copy of the candidates list touches every item: only made when there are pinned ones.)
     inputs = anchors_first + candidates if anchors_first else candidates
@@ -237,10 +251,10 @@ def _join(ids: list[str], n_pinned: int, threshold: float, codes: np.ndarray,
     return join_anchors(ids, n_pinned, index_ranks, probe_ranks, verify, repeat_key), None
 
 
-class Exact(DedupeMethod):
-    """Seed 000's rule by an indexed similarity join (the default): the same kept list and partners as pairwise."""
+class JaccardJoin(DedupeMethod):
+    """Equal normalised words or word-trigram Jaccard >= threshold, by an indexed join (the default); same as pairwise."""
 
-    name = "exact"
+    name = "jaccard"
 
     def dedupe(self, candidates: Sequence[Item], pinned: Sequence[Item], threshold: float) -> DedupeResult:
         return dedupe_indexed(candidates, pinned, threshold)
@@ -248,3 +262,16 @@ class Exact(DedupeMethod):
     def kept_flags(self, candidates: Sequence[Item], pinned: Sequence[Item],
                    threshold: float) -> tuple[list[bool], dict[str, str]]:
         return kept_flags_indexed(candidates, pinned, threshold)
+
+
+class ExactAlias(JaccardJoin):
+    """Deprecated name of "jaccard" (it was called "exact" before 0.2); warns when constructed."""
+
+    name = "exact"
+    alias_of = "jaccard"
+
+    def __init__(self, **params) -> None:
+        # The one place the old name is honoured: every lookup of "exact" constructs this class.
+        warnings.warn('dedupe method "exact" is renamed "jaccard"; "exact" will be removed', DeprecationWarning,
+                      stacklevel=3)
+        super().__init__(**params)

@@ -1,6 +1,7 @@
 """The reference dedupes: every candidate against every kept item, O(m^2 L).
 
-`dedupe_pairwise` is seed 000's rule (word-trigram Jaccard); `pairwise_containment`
+`dedupe_pairwise` defines "jaccard" (equal normalised words, or word-trigram Jaccard
+>= the threshold with a pinned or higher-scored kept item); `pairwise_containment`
 and `pairwise_semantic` are the definitions of the containment and semantic
 methods. The fast methods must return exactly what these return.
 """

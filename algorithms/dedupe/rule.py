@@ -1,4 +1,4 @@
-"""The dedupe rule (seed 000's semantics) and the base class of every dedupe method.
+"""The "jaccard" dedupe rule (seed 000's semantics on ASCII text) and the base class of every dedupe method.
 
 Candidates are visited in descending score (ties by id); one is dropped when
 its word list equals, or its word-trigram Jaccard similarity is >= the
