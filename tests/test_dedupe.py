@@ -158,5 +158,5 @@ def test_pack_results_identical_with_pairwise_on_planted_duplicates():
 
 
 def test_unknown_dedupe_method_lists_the_valid_ones():
-    with pytest.raises(ValueError, match="containment, exact, minhash, pairwise, semantic"):
+    with pytest.raises(ValueError, match="containment, exact, minhash, nearcopy, nearcopy_container, pairwise, semantic"):
         pack([Item("a", "x", 1.0, 1)], 10, dedupe="nope")

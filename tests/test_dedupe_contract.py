@@ -46,7 +46,7 @@ def test_dedupe_method_contract(name):
 
 
 def test_unknown_dedupe_method_names_the_valid_ones():
-    with pytest.raises(ValueError, match="unknown dedupe method 'nope'; valid: containment, exact, minhash, pairwise, semantic"):
+    with pytest.raises(ValueError, match="unknown dedupe method 'nope'; valid: containment, exact, minhash, nearcopy, nearcopy_container, pairwise, semantic"):
         DEDUPE_METHODS.lookup("nope")
     with pytest.raises(ValueError, match="unknown parameter"):
         DEDUPE_METHODS["exact"](bogus=1)
