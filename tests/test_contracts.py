@@ -112,7 +112,7 @@ def _write_file_corpus(path, fmt):
 
 # Small parameters so every source's contract runs in seconds; a source not listed runs with its defaults.
 QUICK = {"nq_open": {"n_questions": 3, "top_k": 5, "data": "sample"}, "python_docs": {"n_queries": 3, "top_k": 5},
-         "retrieval": {"n": 20}, "pisinger": {"n": 15}}
+         "retrieval": {"n": 20}, "pisinger": {"n": 15}, "package_docs": {"n_queries": 3, "top_k": 5}}
 DATA_PARAMS = {"nq_open": {"n_questions": 3, "top_k": 5, "data": "full"}}
 SOURCES = [(name, QUICK.get(name, {})) for name in sorted(source_registry().available())] + \
     [(name, params) for name, params in DATA_PARAMS.items()]

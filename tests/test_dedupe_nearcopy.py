@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
 from packbench.algorithms.dedupe import dedupe_nearcopy, dedupe_pairwise, pairwise_nearcopy
-from packbench.algorithms.dedupe.nearcopy import BIGRAM_SHARE
+from packbench.algorithms.dedupe import nearcopy as nearcopy_module
+from packbench.algorithms.dedupe.nearcopy import BIGRAM_SHARE, PAIRWISE_BELOW as SMALL
 from test_dedupe import dedupe_inputs
 from test_dedupe_unicode import mixed_inputs
 
@@ -34,8 +35,13 @@ def _split(items):
 def test_indexed_join_equals_the_pairwise_definition(case, prefer_container):
     items, threshold = case
     cands, pinned = _split(items)
-    assert _summary(dedupe_nearcopy(cands, pinned, threshold, prefer_container)) == \
-        _summary(pairwise_nearcopy(cands, pinned, threshold, prefer_container))
+    nearcopy_module.PAIRWISE_BELOW = 0  # the index on every size (restored below)
+    try:
+        indexed = _summary(dedupe_nearcopy(cands, pinned, threshold, prefer_container))
+    finally:
+        nearcopy_module.PAIRWISE_BELOW = SMALL
+    assert indexed == _summary(pairwise_nearcopy(cands, pinned, threshold, prefer_container))
+    assert _summary(dedupe_nearcopy(cands, pinned, threshold, prefer_container)) == indexed
 
 
 @settings(max_examples=200, deadline=None)
