@@ -6,6 +6,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..dedupe.rule import visiting_order
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from ..similarity import check_similarity, matrix_bytes, similarity_columns, similarity_name
@@ -104,7 +105,7 @@ class DPP(Strategy):
         tokens = np.array([it.tokens for it in cands], dtype=np.int64)
         q = quality_weights(np.array([it.score for it in cands], dtype=np.float64), self.params["theta"])
         rank = np.empty(n, dtype=np.int64)
-        rank[sorted(range(n), key=lambda k: (-cands[k].score, cands[k].id))] = np.arange(n)
+        rank[visiting_order(cands)] = np.arange(n)  # ties: higher score, then lower id
         kernel = _Kernel(cands, kind) if n else None
         d2 = q * q * kernel.diagonal(n) if n else q * q
         floor = VOLUME_EPS * float((q * q).max()) if n else 0.0
