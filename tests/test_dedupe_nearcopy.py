@@ -10,6 +10,7 @@ from packbench.algorithms.dedupe import dedupe_nearcopy, dedupe_pairwise, pairwi
 from packbench.algorithms.dedupe import nearcopy as nearcopy_module
 from packbench.algorithms.dedupe.nearcopy import BIGRAM_SHARE, PAIRWISE_BELOW as SMALL
 from test_dedupe import dedupe_inputs
+from test_dedupe_rules import _split, _summary
 from test_dedupe_unicode import mixed_inputs
 
 PARA = ("the eiffel tower was built for the world fair of 1889 in paris and was at the time the tallest "
@@ -19,15 +20,6 @@ WORDS = PARA.split()
 CUT = " ".join(WORDS[:26])                                   # the first 60% of the paragraph
 EDIT = " ".join(w.upper() if k == 3 else w for k, w in enumerate(WORDS) if k not in (5, 17, 30)) + " - updated"
 OTHER = "bananas are rich in potassium and are eaten raw or cooked in many tropical countries around the world"
-
-
-def _summary(result):
-    kept, dropped = result
-    return [it.id for it in kept], dict(dropped)
-
-
-def _split(items):
-    return [it for it in items if not it.pinned], [it for it in items if it.pinned]
 
 
 @settings(max_examples=300, deadline=None)

@@ -217,17 +217,7 @@ def _dedupe(candidates: Sequence[Item], pinned: Sequence[Item], threshold: float
 
 def pairwise_nearcopy(candidates: Sequence[Item], pinned: Sequence[Item], threshold: float,
                       prefer_container: bool = False) -> DedupeResult:
-    """The definition: every candidate verified against every live anchor (module doc).
-
-    Args:
-        candidates: Non-pinned items.
-        pinned: Pinned items (anchors that are never dropped).
-        threshold: t in [0, 1].
-        prefer_container: The `NearCopyContainer` rule (keep a later container) instead of `NearCopy`'s.
-
-    Returns:
-        (kept candidates in visiting order, dropped id -> id of the kept or pinned item it gave way to).
-    """
+    """The definition: every candidate verified against every live anchor; arguments as `dedupe_nearcopy`."""
     return _dedupe(candidates, pinned, threshold, False, prefer_container)
 
 

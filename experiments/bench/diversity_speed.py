@@ -12,7 +12,8 @@ picked (``k``), so both do the same number of greedy steps. Timing is CPU
 ratio ours / pyversity is printed with the share of lists where the picks
 agree (the same (score, vector) in the same order: retrieved lists hold
 repeats, between which the two sides break ties differently; for ``submodular``, which has no
-pyversity counterpart, the ratio is against pyversity's MMR).
+pyversity counterpart, the ratio is against pyversity's MMR) and the mean
+share of our picks that pyversity also picks (overlap).
 """
 
 from __future__ import annotations
@@ -53,12 +54,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--budget", type=int, default=4096)
     args = parser.parse_args(argv)
-    print(f"{'n':>5} {'ours':<11} {'k':>4} {'ours ms':>9} {'pyversity ms':>13} {'ratio':>6} {'same picks':>11}")
+    print(f"{'n':>5} {'ours':<11} {'k':>4} {'ours ms':>9} {'pyversity ms':>13} {'ratio':>6} {'same picks':>11} "
+          f"{'overlap':>8}")
     for n in args.sizes:
         cases = candidate_lists(n, args.lists)
         for ours, theirs, params in (("mmr", "mmr", {"lam": 0.5}), ("submodular", "mmr", {}),
                                      ("dpp", "dpp", {"theta": 0.5})):
-            a_times, b_times, same, ks = [], [], 0, []
+            a_times, b_times, same, ks, overlap = [], [], 0, [], []
             for cands in cases:
                 size = len(cands)
                 vectors = np.array([it.embedding for it in cands], dtype=np.float32)
@@ -74,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 # Compared by (score, vector): retrieved lists hold repeats (equal score and vector, the
                 # same words) between which each side breaks ties its own way.
                 key = {it.id: (it.score, tuple(it.embedding)) for it in cands}
-                same += [key[cands[int(i)].id] for i in run_b().indices] == [key[i] for i in order]
+                theirs_keys = [key[cands[int(i)].id] for i in run_b().indices]
+                same += theirs_keys == [key[i] for i in order]
+                overlap.append(len(set(theirs_keys) & {key[i] for i in order}) / max(1, len(order)))
                 a, b = [], []
                 for _ in range(args.repeats):  # interleaved: load changes hit both alike
                     a.append(_cpu(run_a))
@@ -83,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 b_times.append(statistics.median(b))
             ma, mb = statistics.median(a_times), statistics.median(b_times)
             print(f"{size:>5} {ours:<11} {int(statistics.median(ks)):>4} {1e3 * ma:>9.2f} {1e3 * mb:>13.2f} "
-                  f"{ma / mb if mb else float('nan'):>6.2f} {same:>5}/{len(cases)}")
+                  f"{ma / mb if mb else float('nan'):>6.2f} {same:>5}/{len(cases)} {statistics.fmean(overlap):>8.2f}")
 
 
 if __name__ == "__main__":
