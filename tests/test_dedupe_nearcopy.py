@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from packbench.algorithms import Item, pack
-from packbench.algorithms.dedupe import dedupe_nearcopy, dedupe_pairwise, pairwise_nearcopy
+from packbench.algorithms.dedupe import (
+    dedupe_nearcopy,
+    dedupe_pairwise,
+    pairwise_nearcopy,
+)
 from packbench.algorithms.dedupe import nearcopy as nearcopy_module
-from packbench.algorithms.dedupe.nearcopy import BIGRAM_SHARE, PAIRWISE_BELOW as SMALL
+from packbench.algorithms.dedupe.nearcopy import BIGRAM_SHARE
+from packbench.algorithms.dedupe.nearcopy import PAIRWISE_BELOW as SMALL
 from test_dedupe import dedupe_inputs
 from test_dedupe_rules import _split, _summary
 from test_dedupe_unicode import mixed_inputs

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from packbench.algorithms import Item, pack
 from packbench.algorithms.strategies.dpp import VOLUME_EPS, quality_weights
 

@@ -51,7 +51,14 @@ import numpy as np
 
 from ..items import Item
 from .filter import prefix_lengths
-from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, jaccard, shingles
+from .rule import (
+    DedupeMethod,
+    DedupeResult,
+    absorb_all,
+    dedupe_order,
+    jaccard,
+    shingles,
+)
 from .tokenise import signature
 
 __all__ = ["NearCopy", "NearCopyContainer", "dedupe_nearcopy", "pairwise_nearcopy", "meets", "BIGRAM_SHARE",
@@ -147,7 +154,7 @@ class _Index:
         for g in self.grams:
             sets.append(tuple([ids.setdefault(s, len(ids)) for s in sorted(grams)] for grams in (g[1], g[2])))
         df = Counter(k for tri, bi in sets for k in (*tri, *bi))
-        rare = lambda k: (df[k], k)  # noqa: E731 - the rarity order: fewest texts first, then id
+        rare = lambda k: (df[k], k)
         self.full, self.prefix = [], []
         for tri, bi in sets:
             k_tri = int(prefix_lengths(np.array([len(tri)]), threshold)[0])

@@ -9,7 +9,12 @@ import numpy as np
 from ..dedupe.rule import visiting_order
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
-from ..similarity import check_similarity, matrix_bytes, similarity_columns, similarity_name
+from ..similarity import (
+    check_similarity,
+    matrix_bytes,
+    similarity_columns,
+    similarity_name,
+)
 from ..vectors import embedding_matrix, unit_rows
 from .base import Strategy
 from .greedy import bounded_selection

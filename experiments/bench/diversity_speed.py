@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
-
 from packbench.algorithms import Item, pack
 
 from ..corpora.nq_open import NQOpen
@@ -65,14 +64,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                 size = len(cands)
                 vectors = np.array([it.embedding for it in cands], dtype=np.float32)
                 rel = np.array([it.score for it in cands]) / max(it.score for it in cands)
-                run_a = lambda: pack(cands, args.budget, None, strategy=ours, similarity="cosine",  # noqa: E731
-                                     **params)
+                def run_a(cands=cands, ours=ours, params=params):
+                    return pack(cands, args.budget, None, strategy=ours, similarity="cosine", **params)
+
                 got = run_a()
                 order = got.info.get("pick_order", [])
                 k = len(order) or len(got.ids)
                 ks.append(k)
-                run_b = lambda: pyversity.diversify(vectors, rel, k=k, strategy=theirs,  # noqa: E731
-                                                    diversity=0.5)
+                def run_b(vectors=vectors, rel=rel, k=k, theirs=theirs):
+                    return pyversity.diversify(vectors, rel, k=k, strategy=theirs, diversity=0.5)
+
                 # Compared by (score, vector): retrieved lists hold repeats (equal score and vector, the
                 # same words) between which each side breaks ties its own way.
                 key = {it.id: (it.score, tuple(it.embedding)) for it in cands}

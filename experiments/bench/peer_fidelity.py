@@ -69,7 +69,6 @@ def _astromesh(prefilter: bool) -> Direct:
 def _priompt(layout: str, priority: str) -> Direct:
     def run(cands: list[Item], room: int) -> set[str]:
         import priompt
-
         from packbench.algorithms.peers.priompt import ensure_tiktoken_cache
 
         ensure_tiktoken_cache()

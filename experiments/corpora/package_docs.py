@@ -33,13 +33,16 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-
 from packbench.algorithms import Item
 from packbench.algorithms.chunking import recursive_chunks
 from packbench.algorithms.dedupe import words
 from packbench.algorithms.embed import embed_texts
 from packbench.algorithms.params import Param, int_in, one_of, real_in
-from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
+from packbench.algorithms.tokens import (
+    DEFAULT_ENCODING,
+    check_encoding_param,
+    count_tokens_batch,
+)
 
 from ..instances import Instance, Source
 from .nq_open import normalize_answer
@@ -71,7 +74,7 @@ def _callables(spec: str) -> list[tuple[str, str]]:
             continue
         try:
             obj = getattr(owner, attr)
-        except Exception:  # noqa: BLE001 - a lazy attribute that fails to import is simply not documentation
+        except Exception:
             continue
         if not callable(obj) or inspect.ismodule(obj):
             continue
