@@ -88,7 +88,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 b_times.append(statistics.median(b))
             ma, mb = statistics.median(a_times), statistics.median(b_times)
             print(f"{size:>5} {ours:<11} {int(statistics.median(ks)):>4} {1e3 * ma:>9.2f} {1e3 * mb:>13.2f} "
-                  f"{ma / mb if mb else float('nan'):>6.2f} {same:>5}/{len(cases)} {statistics.fmean(overlap):>8.2f}")
+                  f"{ma / mb if mb else float('nan'):>6.2f} " +
+                  (f"{same:>5}/{len(cases)} {statistics.fmean(overlap):>8.2f}" if ours != "submodular" else
+                   f"{'n/a':>11} {'n/a':>8}"))
 
 
 if __name__ == "__main__":
