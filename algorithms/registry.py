@@ -19,6 +19,7 @@ from .strategies.base import Strategy
 from .strategies.best_single import GreedyBestSingle
 from .strategies.bnb import BranchAndBound
 from .strategies.cpsat import CPSAT
+from .strategies.dpp import DPP
 from .strategies.exact import Exact
 from .strategies.exact_dp import ExactDP
 from .strategies.fptas import FPTAS
@@ -33,7 +34,7 @@ from .truncate import Truncate
 __all__ = ["STRATEGIES", "ORDERS", "FILLS", "LAYERS"]
 
 STRATEGIES: Registry[Strategy] = Registry("strategy", [
-    Greedy, GreedyBestSingle, Prefix, Recency, ExactDP, Exact, CPSAT, BranchAndBound, FPTAS, MMR, Submodular,
+    Greedy, GreedyBestSingle, Prefix, Recency, ExactDP, Exact, CPSAT, BranchAndBound, FPTAS, MMR, Submodular, DPP,
     *PEER_STRATEGIES,
 ], group="packbench.strategies", adapt=wrap_function)
 

@@ -122,7 +122,8 @@ class _Columns:
         """The (n, len(cols)) block of the similarity matrix for these columns."""
         cols = np.asarray(cols, dtype=np.int64)
         if self.kind == "cosine":
-            out = np.clip(self.units @ self.units[cols].T, 0.0, 1.0)
+            out = self.units @ self.units[cols].T
+            np.clip(out, 0.0, 1.0, out=out)  # in place: a second n x k temporary per pick costs as much again
         elif self.kind == "jaccard":
             inter = np.empty((self.n, len(cols)))
             by, rows = self.by_shingle, self.rows

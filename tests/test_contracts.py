@@ -43,6 +43,7 @@ def _file_corpus(fmt):
 # Small parameters so every source's checks run in seconds; a source not listed runs with its defaults.
 SOURCE_PARAMS = {"nq_open": {"n_questions": 3, "top_k": 5, "data": "sample"},
                  "python_docs": {"n_queries": 3, "top_k": 5}, "retrieval": {"n": 20}, "pisinger": {"n": 15},
+                 "package_docs": {"n_queries": 3, "top_k": 5},
                  "jsonl": _file_corpus("jsonl"), "parquet": _file_corpus("parquet")}
 
 

@@ -200,13 +200,23 @@ def test_haystack_word_threshold_overflows_and_keeps_the_crossing_document():
     assert res.over_budget and res.tokens > room and res.info["over_tokens"] == res.tokens - room
     assert sorted(res.ids) == [d.id for d in docs]  # 42 words never reach the threshold: everything kept
     # With a threshold it does reach, the document that crosses it is kept.
-    words = [Item(f"w{k}", "one two three four five", float(10 - k), 5) for k in range(6)]
+    words = [Item(f"w{k}", f"one two three four {k}", float(10 - k), 5) for k in range(6)]
     crossing = pack(words, 12, None, strategy="haystack_litm")
     assert sorted(crossing.ids) == ["w0", "w1", "w2"] and crossing.tokens == 15 and crossing.over_budget
     exact = pack(words, 12, None, strategy="haystack_litm_tokens")
     assert sorted(exact.ids) == ["w0", "w1"] and not exact.over_budget
     tokens_exact = pack(docs, room, None, strategy="haystack_litm_tokens")
     assert sorted(tokens_exact.ids) == ["d0", "d1", "d2"] and tokens_exact.tokens <= room
+
+
+def test_haystack_removes_repeated_documents_as_in_a_users_pipeline():
+    need("haystack", "peers-haystack")
+    text = "the river book was written by jane roe in 1901"
+    items = [Item("a", text, 9.0, 10, source="x"), Item("a2", text, 8.0, 10, source="x"),
+             Item("a3", text, 7.0, 10, source="y"), Item("b", "bananas are yellow when ripe", 5.0, 10)]
+    res = pack(items, 100, None, strategy="haystack_litm")
+    # Same text and source: one document id, the higher-scored kept; another source is another document.
+    assert sorted(res.ids) == ["a", "a3", "b"] and res.info["peer_removed"] == 1
 
 
 @pytest.mark.parametrize("n", range(1, 9))
@@ -231,6 +241,15 @@ def test_priompt_stops_short_of_a_fitting_prefix():
     assert text.ids == ["d0", "d1", "d2", "d3"] and text.over_budget and text.info["over_tokens"] == 5
 
 
+def test_priompt_score_priorities_include_or_eject_tied_scopes_together():
+    need("priompt", "peers-priompt")
+    docs = [real("d0", "passage zero about rivers and lakes", 5.0), real("d1", "passage one about rivers and seas", 4.0),
+            real("d2", "passage two about rivers and seas", 4.0)]
+    room = docs[0].tokens + docs[1].tokens + 2  # d0 and one of the tied pair fit as text
+    assert pack(docs, room, None, strategy="priompt", layout="text").ids == ["d0", "d1"]
+    assert pack(docs, room, None, strategy="priompt", layout="text", priority="score").ids == ["d0"]
+
+
 def test_priompt_returns_nothing_when_nothing_fits_and_keeps_its_error():
     need("priompt", "peers-priompt")
     res = pack([Item("a", "alpha", 1.0, 1)], 1, None, strategy="priompt")
@@ -247,6 +266,31 @@ def test_priompt_works_offline_through_a_local_tiktoken_cache(tmp_path, monkeypa
     assert path is not None and path.parent == tmp_path / "packbench" / "tiktoken" and path.stat().st_size > 10**6
     import os
     assert os.environ["TIKTOKEN_CACHE_DIR"] == str(path.parent)
+
+
+# --- fidelity: the adapter's choice equals the peer called directly, list by list ---------------------
+
+@pytest.fixture(scope="module")
+def fidelity_lists():
+    from packbench.experiments.bench.peer_fidelity import fixed_lists
+
+    return fixed_lists(26)
+
+
+def _config_ids():
+    from packbench.experiments.bench.peer_fidelity import CONFIGS
+
+    return [c[0] for c in CONFIGS]
+
+
+@pytest.mark.parametrize("label", _config_ids())
+def test_every_adapter_chooses_what_the_peer_called_directly_chooses(label, fidelity_lists):
+    from packbench.experiments.bench.peer_fidelity import CONFIGS, fidelity
+
+    _, strategy, params, direct, module = next(c for c in CONFIGS if c[0] == label)
+    need(module, "peers-tokenpack" if module.startswith("tokenpack") else "peers")
+    equal, tried = fidelity(fidelity_lists, strategy, params, direct)
+    assert (equal, tried) == (len(fidelity_lists), len(fidelity_lists))
 
 
 # --- tokenpack-rag ----------------------------------------------------------------------------------
@@ -322,7 +366,7 @@ def test_the_runner_records_a_peer_overflow_and_the_summary_counts_it(tmp_path, 
 
     # Five words, ten tokens each document: the word threshold lets twice the budget through.
     record = {"id": "q", "budget": 40, "candidates": [
-        {"id": f"d{k}", "text": "one two three four five", "score": 10 - k, "tokens": 10} for k in range(8)]}
+        {"id": f"d{k}", "text": f"one two three four {k}", "score": 10 - k, "tokens": 10} for k in range(8)]}
     (tmp_path / "c.jsonl").write_text(json.dumps(record) + "\n")
     monkeypatch.chdir(tmp_path)
     config = parse_config({"name": "overflow", "seeds": [0], "budgets": ["natural"], "near_dup": ["off"],

@@ -8,7 +8,10 @@ exactly the same kept list and `dropped` partners ("exact" is its deprecated
 old name); "minhash" is an approximate MinHash + LSH join for very
 large candidate sets; "containment" drops a text mostly contained in another
 (shingle containment, same join); "semantic" compares `Item.embedding` by
-cosine. Adding a method is one module with a `DedupeMethod`
+cosine; "nearcopy" adds word-bigram containment to seed 000's rule and keeps
+the retriever's higher-ranked copy (`nearcopy`, the recommended rule for
+retrieved text; "nearcopy_container" keeps the containing copy instead).
+Adding a method is one module with a `DedupeMethod`
 subclass plus one entry in the list below.
 """
 
@@ -18,6 +21,7 @@ from ..component import Registry
 from .containment import Containment, dedupe_containment
 from .exact import ExactAlias, JaccardJoin, dedupe_indexed
 from .minhash import MinHash, dedupe_minhash
+from .nearcopy import NearCopy, NearCopyContainer, dedupe_nearcopy, pairwise_nearcopy
 from .pairwise import Pairwise, dedupe_pairwise, pairwise_containment, pairwise_semantic
 from .rule import DedupeMethod, DedupeResult, containment, dedupe_order, jaccard, shingles
 from .semantic import Semantic, dedupe_semantic
@@ -26,7 +30,8 @@ from .tokenise import normalise, signature, words
 __all__ = ["words", "signature", "normalise", "shingles", "jaccard", "dedupe_pairwise", "dedupe_indexed", "dedupe_minhash",
            "dedupe_containment", "dedupe_semantic", "pairwise_containment", "pairwise_semantic", "containment",
            "dedupe_order", "DedupeMethod", "DedupeResult", "JaccardJoin", "ExactAlias", "Pairwise", "MinHash", "Containment", "Semantic",
-           "DEDUPE_METHODS"]
+           "NearCopy", "NearCopyContainer", "dedupe_nearcopy", "pairwise_nearcopy", "DEDUPE_METHODS"]
 
 DEDUPE_METHODS: Registry[DedupeMethod] = Registry("dedupe method", [JaccardJoin, ExactAlias, Pairwise, MinHash,
-                                                                     Containment, Semantic], group="packbench.dedupe")
+                                                                     Containment, Semantic, NearCopy,
+                                                                     NearCopyContainer], group="packbench.dedupe")

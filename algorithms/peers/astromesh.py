@@ -18,8 +18,9 @@ __all__ = ["Astromesh"]
 class Astromesh(PeerStrategy):
     """astromesh-context's `dedupe` (5-word-shingle containment) and `ScoredKnapsack` under the room.
 
-    Each candidate is a ``knowledge`` `ContextItem` with its score and tokens (scored items with
-    ``final`` = score). The dedupe visits candidates by score and drops one whose id, normalised
+    Each candidate is a ``knowledge`` `ContextItem` with its own id (as in a user's pipeline: the
+    peer breaks ties by id, so positional ids would change its choices), score and tokens (scored
+    items with ``final`` = score). The dedupe visits candidates by score and drops one whose id, normalised
     hash or shingle containment (overlap coefficient >= `threshold`) matches a kept one.
     `ScoredKnapsack`, despite its name, is a greedy fill by ``score / tokens**beta`` (ties by id)
     that skips what does not fit; with ``beta = 0`` it is the score-order fill. Budget: the policy
@@ -47,14 +48,15 @@ class Astromesh(PeerStrategy):
         policy = require(self, "astromesh_context.policy")
         if problem.room < 1 or not problem.candidates:
             return peer_selection(problem, ())
-        scored = [types.ScoredItem(item=types.ContextItem(id=str(k), content=it.text, source=it.source or "",
+        at = {it.id: k for k, it in enumerate(problem.candidates)}
+        scored = [types.ScoredItem(item=types.ContextItem(id=it.id, content=it.text, source=it.source or "",
                                                           kind="knowledge", stability="volatile",
                                                           score=it.score, tokens=it.tokens),
                                    calibrated=it.score, final=it.score)
-                  for k, it in enumerate(problem.candidates)]
+                  for it in problem.candidates]
         dropped = 0
         if self.params["prefilter"] == "containment":
             scored, gone = dedupe.dedupe(scored, threshold=self.params["threshold"])
             dropped = len(gone)
         chosen = policy.ScoredKnapsack(beta=self.params["beta"]).select(scored, types.Budget(total=problem.room))
-        return peer_selection(problem, (int(s.item.id) for s in chosen.included), deduped=dropped)
+        return peer_selection(problem, (at[s.item.id] for s in chosen.included), deduped=dropped)

@@ -7,6 +7,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..items import Problem, Selection
+from ..dedupe.rule import visiting_order
 from ..params import Param, int_in, real_in
 from ..similarity import check_similarity, matrix_bytes, similarity_columns, similarity_name
 from .base import Strategy
@@ -95,25 +96,29 @@ class MMR(Strategy):
         else:
             sim, redundancy = None, np.zeros(n)  # the penalty has weight 0: skip the similarities
         cost = tokens.astype(np.float64) ** c if c > 0 else None
-        # Ties: higher score, then lower id; `rank` encodes both as one position.
+        # Ties: higher score, then lower id; `rank` encodes both as one position (numpy sorts: a key
+        # tuple per candidate costs more than the picks at a few hundred candidates).
         rank = np.empty(n, dtype=np.int64)
-        rank[sorted(range(n), key=lambda k: (-cands[k].score, cands[k].id))] = np.arange(n)
+        rank[visiting_order(cands)] = np.arange(n)
         open_ = np.ones(n, dtype=bool)
         chosen: list[int] = []
         left = room
+        value = np.empty(n)
         while True:
             open_ &= tokens <= left
             if not open_.any():
                 break
-            value = lam * rel - (1.0 - lam) * redundancy
+            np.multiply(redundancy, -(1.0 - lam), out=value)
+            value += lam * rel
             if cost is not None:
-                value = (value + (1.0 - lam)) / cost
-            live = np.flatnonzero(open_)
-            best = value[live].max()
+                value += 1.0 - lam
+                value /= cost
+            value[~open_] = -np.inf
+            best = value.max()
             # Values within rounding noise of the best are ties, broken by score rank: similarities
             # computed column by column (or by another BLAS) differ from the full matrix in the last bits.
-            ties = live[value[live] >= best - _TIE_TOL * max(1.0, abs(best))]
-            pick = int(ties[np.argmin(rank[ties])])
+            ties = np.flatnonzero(value >= best - _TIE_TOL * max(1.0, abs(best)))
+            pick = int(ties[np.argmin(rank[ties])]) if len(ties) > 1 else int(ties[0])
             chosen.append(pick)
             open_[pick] = False
             left -= int(tokens[pick])

@@ -9,11 +9,12 @@ from packbench.algorithms.component import Registry
 from ..instances import Source
 from .jsonl import JSONLCorpus, ParquetCorpus
 from .nq_open import NQOpen
+from .package_docs import PackageDocs
 from .python_docs import PythonDocs
 
 __all__ = ["CORPORA", "data_notes"]
 
-CORPORA: Registry[Source] = Registry("corpus", [NQOpen, PythonDocs, JSONLCorpus, ParquetCorpus])
+CORPORA: Registry[Source] = Registry("corpus", [NQOpen, PythonDocs, PackageDocs, JSONLCorpus, ParquetCorpus])
 
 
 def data_notes(config: Any) -> dict[str, str]:
