@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from packbench.algorithms import Item, Problem, pack
 from packbench.algorithms.solvers import dp as dp_module
+from packbench.algorithms.solvers.core.minknap import WORK_LIMIT, MinknapResult
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP
@@ -37,8 +38,15 @@ tied = st.integers(2, 11).flatmap(lambda n: st.tuples(
     st.integers(1, 14)))
 
 
+def _no_core_search(monkeypatch):
+    """The expanding-core search runs out of work at once: the later stages decide."""
+    monkeypatch.setattr(exact_module, "minknap", lambda *args, **kwargs: MinknapResult(None, -1, WORK_LIMIT, 0))
+
+
 def _paths(monkeypatch, path):
     """Force one of exact's solver paths."""
+    if path != "minknap":
+        _no_core_search(monkeypatch)
     if path == "dp":  # branch and bound never proves: the DP decides
         monkeypatch.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
@@ -66,7 +74,8 @@ def _paths(monkeypatch, path):
         monkeypatch.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
 
 
-@pytest.mark.parametrize("path", ["direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "lists_first", "race"])
+@pytest.mark.parametrize("path", ["minknap", "direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "lists_first",
+                                  "race"])
 @settings(max_examples=120, deadline=None)
 @given(case=tied)
 def test_every_solver_path_returns_the_lexicographically_first_optimum(path, case):
@@ -76,7 +85,7 @@ def test_every_solver_path_returns_the_lexicographically_first_optimum(path, cas
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
-    expected = {"direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "bnb_lists": {"bnb"},
+    expected = {"minknap": {"minknap"}, "direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "bnb_lists": {"bnb"},
                 "bnb_lists_capped": {"bnb"}, "lists_first": {"pareto_lex", "bnb"}, "race": {"bnb", "cpsat"}}[path]
     assert sel.info["solver"] in expected | {"reduction", "trivial"}  # lists_first: "bnb" on a subset-sum core
 
@@ -112,7 +121,7 @@ def test_dp_deadline_stops_between_items():
         dp_module.dp_knapsack([3, 4, 5], [1.0, 2.0, 3.0], 8, deadline=0.0)
 
 
-@pytest.mark.parametrize("path", ["direct", "bnb"])
+@pytest.mark.parametrize("path", ["minknap", "direct", "bnb"])
 @settings(max_examples=100, deadline=None)
 @given(case=st.integers(2, 12).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 9), min_size=n, max_size=n), st.integers(1, 30))))
