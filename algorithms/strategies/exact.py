@@ -51,6 +51,14 @@ _LEX_BYTE_SEC = 8e-9
 # State visits the expanding-core search gets before the other stages take over (about 30 ns
 # each): a count, not a time, so which stage proves does not depend on the machine.
 _CORE_WORK = 10**8
+_WORK_SEC = 3e-8
+# Where most core items weigh more than 1/64 of the room (Jooken's class: a few heavy size
+# classes), the Pareto lists behind the search prove faster: the search gets 10^6 visits there.
+_HEAVY_SHARE, _HEAVY_PART, _HEAVY_WORK = 0.5, 64, 10**6
+# The lexicographic tie-break after the search runs where its estimated cost is under this or
+# under this share of the search's own (`_WORK_SEC` per visit); elsewhere the search's set, the
+# same on every run, stands in (``tie_break = "core"``). Both are computed, not timed.
+_LEX_TIE_SEC, _LEX_TIE_SHARE = 0.005, 2.0
 
 
 def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, share: float) -> float:
@@ -88,8 +96,13 @@ class Exact(Strategy):
        fixes agree with *every* optimum, so only the free "core" is open.
     3. The expanding-core search (`minknap`, compiled, Pisinger 1997) runs
        first, for up to a fixed number of state visits (``work_limit`` when
-       set, else 10^8, some 3 s): if it proves the optimum V, the canonical
-       set is found as below after a reduction against V - 1.
+       set, else 10^8, some 3 s; 10^6 where most core items weigh over 1/64
+       of the room, as in Jooken's class, which the Pareto lists below prove
+       faster): if it proves the optimum V, the canonical set is found as
+       below after a reduction against V - 1, where that DP is estimated to
+       cost under 5 ms or twice the search's own time; elsewhere the search's
+       optimum stands in (``info["tie_break"] = "core"``), the same on every
+       run: the search is deterministic and ran within a fixed work count.
     4. Otherwise the core goes to the lexicographic DP (`dp_knapsack`) at once when its
        estimated time is tiny. Where the Pareto lists look cheap, `pareto_lex`
        then tries to find the canonical set in one pass, aiming at the greedy
@@ -173,7 +186,9 @@ class Exact(Strategy):
             return fixed + core, "reduction"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
         if found is not None:
-            return self._canonical(found, tokens, profits, room, deadline, info), "minknap"
+            lex_sec = max(_LEX_TIE_SEC, _LEX_TIE_SHARE * _WORK_SEC * info["core_work"])
+            return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
+                                   lex_sec=lex_sec), "minknap"
         need, est = dp_cost(core_w, red.room)
         info["dp_estimate"] = round(est, 6)
         dp_fits = need <= cap
@@ -201,8 +216,10 @@ class Exact(Strategy):
         With ``work_limit`` set nothing else runs: past it `_Cut` returns the best set found.
         """
         limit = self.params["work_limit"]
-        res = minknap(tokens[core], profits[core].astype(np.int64), red.room, deadline=deadline,
-                      work_limit=limit or _CORE_WORK, max_bytes=cap)
+        core_w = tokens[core]
+        heavy = np.count_nonzero(core_w * _HEAVY_PART > red.room) >= _HEAVY_SHARE * len(core)
+        res = minknap(core_w, profits[core].astype(np.int64), red.room, deadline=deadline,
+                      work_limit=limit or (_HEAVY_WORK if heavy else _CORE_WORK), max_bytes=cap)
         info["core_work"] = res.work
         best = fixed + [core[q] for q in res.chosen] if res.chosen is not None else list(red.incumbent)
         best = self._better(best, list(red.incumbent), profits)
@@ -284,12 +301,15 @@ class Exact(Strategy):
 
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
-                   settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True) -> list[int]:
+                   settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True,
+                   core_set: list[int] | None = None, lex_sec: float = math.inf) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
         (`settled`, or what `settle` proves) stands in for it: not the lexicographically first, but
-        the same on every run. Only when neither is reached does the set depend on the solver.
+        the same on every run. So does `core_set`, the expanding-core search's optimum, where the
+        tie-break is estimated above `lex_sec` or does not fit. Only when none is reached does the
+        set depend on the solver.
         """
         info["tie_break"] = "lex"
         canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=float(profits[best].sum()))
@@ -299,6 +319,9 @@ class Exact(Strategy):
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
+        if core_set is not None and (est > lex_sec or need > cap):
+            info["tie_break"] = "core"
+            return core_set
         # Where the DP fits, the lists go first when they should cost under half of it.
         lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, 0.5) if lex else 0.0
         if lex_bytes > 0:
@@ -320,6 +343,9 @@ class Exact(Strategy):
         if settled is not None:
             info["tie_break"] = "pareto"
             return settled
+        if core_set is not None:
+            info["tie_break"] = "core"
+            return core_set
         info.update(canonical=False, tie_break="none")  # the optimum stands; only the tie-break is out of reach
         return best
 
