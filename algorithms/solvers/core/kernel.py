@@ -26,7 +26,7 @@ from numba import njit
 
 from .clock import monotonic_now
 
-__all__ = ["search", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MEMORY_LIMIT", "STATE_BYTES"]
+__all__ = ["search", "surrogate_bound", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MEMORY_LIMIT", "STATE_BYTES"]
 
 PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = 0, 1, 2, 3
 # Bytes per state slot: weight, profit and decision bits (8 each), in two lists (current and next).
@@ -87,6 +87,36 @@ def _bound(cw, cp, w, p, n, c, s, t, weight, profit):
 
 
 @njit(cache=True)
+def _best_swap(w, p, b, c, wb, pb):
+    """The best set that swaps one item of the break solution for one after it: (profit, out, in); -1s if none.
+
+    On strongly correlated instances the break solution is short of the room by up to a whole
+    item, and the greedy fill finds nothing to add; one swap of a light item for a heavier one
+    nearly fills the room, so the search starts near the optimum and prunes from its first step.
+    """
+    n = len(w)
+    if b == 0 or b >= n:
+        return -1, -1, -1
+    by_w = np.argsort(w[:b], kind="mergesort")
+    sorted_w = w[:b][by_w]
+    cheapest = np.empty(b, dtype=np.int64)  # cheapest[q]: least profitable of by_w[q:]
+    low = by_w[b - 1]
+    for q in range(b - 1, -1, -1):
+        if p[by_w[q]] < p[low]:
+            low = by_w[q]
+        cheapest[q] = low
+    best, out_k, in_k = -1, -1, -1
+    for j in range(b, n):
+        need = wb + w[j] - c  # weight that must leave for item j to fit
+        if need <= 0:
+            continue
+        q = np.searchsorted(sorted_w, need)
+        if q < b and pb - p[cheapest[q]] + p[j] > best:
+            best, out_k, in_k = pb - p[cheapest[q]] + p[j], cheapest[q], j
+    return best, out_k, in_k
+
+
+@njit(cache=True)
 def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
     """Run the expanding-core search on items sorted by efficiency (see the module docstring).
 
@@ -99,9 +129,9 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
         max_states: Most state slots the two lists may hold.
 
     Returns:
-        (status, best profit, step of the best state (-1: the greedy set, -2: none above `lower`),
-        its decision bits, the item of each core step, 1 where that step added an item,
-        the break item, state visits).
+        (status, best profit, step of the best state (-1: the greedy set, -2: none above `lower`,
+        -3: the break solution with one swap), its decision bits, the item of each core step,
+        1 where that step added an item, the break item, state visits, the swap's (out, in) items).
     """
     n = len(w)
     cw = np.zeros(n + 1, dtype=np.int64)
@@ -120,6 +150,9 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
             greedy_p += p[k]
     if greedy_p > z:
         z, best_step = greedy_p, -1
+    swap_p, swap_out, swap_in = _best_swap(w, p, b, c, cw[b], cp[b])
+    if swap_p > z:
+        z, best_step = swap_p, -3
     seq = np.empty(n, dtype=np.int64)
     adds = np.empty(n, dtype=np.int8)
     slots = min(_FIRST_SLOTS, max_states)
@@ -188,4 +221,51 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
         if monotonic_now(clock_id) > deadline and m > 0:
             status = TIME_LIMIT
             break
-    return status, z, best_step, best_bits, seq[:steps].copy(), adds[:steps].copy(), b, work
+    return (status, z, best_step, best_bits, seq[:steps].copy(), adds[:steps].copy(), b, work,
+            swap_out, swap_in)
+
+
+@njit(cache=True)
+def _surrogate_lp(w, p, c, k, lam):
+    """(LP value, LP cardinality) of max p.x s.t. (w + lam).x <= c + lam * k, 0 <= x <= 1."""
+    ww = w + lam
+    order = np.argsort(-(p / ww), kind="mergesort")
+    room = c + lam * k
+    value, count = 0.0, 0.0
+    for q in range(len(order)):
+        j = order[q]
+        if ww[j] <= room:
+            room -= ww[j]
+            value += p[j]
+            count += 1.0
+        else:
+            value += p[j] * (room / ww[j])
+            count += room / ww[j]
+            break
+    return value, count
+
+
+@njit(cache=True)
+def surrogate_bound(w, p, c, k, z, rounds):
+    """Floored upper bound from the surrogate relaxation of the cardinality constraint sum(x) <= k.
+
+    No set holds more than k items (the k + 1 lightest do not fit), so for every multiplier
+    lam >= 0 the LP of (w + lam).x <= c + lam k bounds the optimum (Martello, Pisinger & Toth
+    1999). Bisection on lam drives the LP's cardinality to k; it stops early once the bound
+    reaches `z`. On strongly correlated classes this bound is the optimum when the room can be
+    filled exactly, where the Dantzig bound is up to one profit offset above it.
+    """
+    wf, pf = w.astype(np.float64), p.astype(np.float64)
+    best = _floor_bound(_surrogate_lp(wf, pf, float(c), float(k), 0.0)[0])
+    lo, hi = 0.0, float(pf.max())
+    for _ in range(rounds):
+        if best <= z:
+            break
+        lam = 0.5 * (lo + hi)
+        value, count = _surrogate_lp(wf, pf, float(c), float(k), lam)
+        best = min(best, _floor_bound(value))
+        if count > k:
+            lo = lam
+        else:
+            hi = lam
+    return best

@@ -24,6 +24,11 @@ _STATUS = (PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT)
 _BITS = 64
 # Bytes per item the search allocates besides the states (prefix sums, step records, order, copies).
 _ITEM_BYTES = 64
+# The search first runs for this many state visits; if it has not proven by then, the
+# surrogate cardinality bound (a few sorts of the items) tries to prove its best set
+# optimal before the search starts again with the whole budget.
+_PROBE_WORK = 10**6
+_SURROGATE_ROUNDS = 30
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
         The `MinknapResult`. The search is deterministic: the same input gives the same set.
     """
     from .clock import CLOCK_ID, to_clock
-    from .kernel import STATE_BYTES, search
+    from .kernel import STATE_BYTES, search, surrogate_bound
 
     w = np.ascontiguousarray(tokens, dtype=np.int64)
     p = np.ascontiguousarray(profits, dtype=np.int64)
@@ -86,11 +91,22 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
     free = np.ones(n, dtype=bool)  # items whose decision is still open, in sorted positions
     need_room, need_value, total_work = int(room), int(lower), 0
     first = None
+    probe = _PROBE_WORK if not work_limit or work_limit > _PROBE_WORK else 0
     while True:
         idx = np.flatnonzero(free)
-        status, value, step, bits, seq, adds, brk, work = search(
-            ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline, int(work_limit), max_states)
+        out = search(ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline,
+                     int(probe or work_limit), max_states)
+        status, value, step, bits, seq, adds, brk, work, swap_out, swap_in = out
         total_work += int(work)
+        if probe and first is None and status == 2:  # the probe ran out of work
+            most = int(np.searchsorted(np.cumsum(np.sort(ws)), need_room, side="right"))  # largest set size
+            total_work += _SURROGATE_ROUNDS * n
+            if surrogate_bound(ws, ps, need_room, most, value, _SURROGATE_ROUNDS) <= value:
+                status = 0
+            else:
+                status, value, step, bits, seq, adds, brk, work, swap_out, swap_in = search(
+                    ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline, int(work_limit), max_states)
+                total_work += int(work)
         if first is None:
             first = (int(value), _STATUS[status])
             # A rebuild searches a few core items against a bar their set reaches: no limits.
@@ -107,6 +123,10 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
                 if used + ws[idx[q]] <= need_room:
                     part[q] = True
                     used += int(ws[idx[q]])
+            taken[idx[part]] = True
+            break
+        if step == -3:  # the break solution with one item swapped out for one after it
+            part[swap_out], part[swap_in] = False, True
             taken[idx[part]] = True
             break
         known_from = max(0, step + 1 - _BITS)
