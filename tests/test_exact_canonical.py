@@ -151,3 +151,14 @@ def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(path, cas
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
+
+
+def test_one_hundred_identical_exact_calls_on_a_hard_instance_give_one_set():
+    # A spanner instance (two efficiencies, many optimal sets) that the expanding-core search proves.
+    from packbench.experiments.bench.hard import hard_cases
+
+    (_, _, _, prob), = hard_cases([300], 1, only=("spanner_strongly",))
+    first = Exact(time_limit=60).select(prob)
+    assert first.optimal is True and first.info["solver"] == "minknap" and first.info["canonical"] is True
+    sets = {Exact(time_limit=60).select(prob).indices for _ in range(100)}
+    assert sets == {first.indices}

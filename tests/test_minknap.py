@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from packbench.algorithms.solvers.core.minknap import (MEMORY_LIMIT, PROVEN, TIME_LIMIT, WORK_LIMIT, minknap,
                                                        minknap_bytes)
+from packbench.algorithms.solvers.core.lex import lex_first
 from packbench.algorithms.solvers.dp import dp_knapsack
 
 
@@ -112,3 +113,42 @@ def test_memory_cap_refuses_before_the_lists_outgrow_it():
     res = minknap(w, p, c, max_bytes=cap)
     assert res.status == MEMORY_LIMIT and sum(int(w[k]) for k in res.chosen) <= c
     assert minknap(w, p, c, max_bytes=100).status == MEMORY_LIMIT
+
+
+def _lex_brute(w, p, c):
+    """(optimum, the optimal set taking the earliest items) by brute force."""
+    best = None
+    for bits in itertools.product((1, 0), repeat=len(w)):  # (1, 1, ...) first: lexicographically greatest
+        if sum(a for a, b in zip(w, bits) if b) <= c:
+            value = sum(a for a, b in zip(p, bits) if b)
+            if best is None or value > best[0]:
+                best = (value, [k for k, b in enumerate(bits) if b])
+    return best
+
+
+tied = st.integers(1, 11).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 5), min_size=n, max_size=n),
+    st.lists(st.integers(1, 4), min_size=n, max_size=n),
+    st.integers(1, 30)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=tied)
+def test_lex_first_is_the_lexicographically_first_optimum(case):
+    w, p, c = case
+    value, first = _lex_brute(w, p, c)
+    assert lex_first(w, p, c, value, 10**6) == first
+
+
+def test_lex_first_matches_the_dp_on_larger_cores_and_gives_up_past_its_cap():
+    rng = random.Random(11)
+    for _ in range(30):
+        n, R = rng.randint(60, 300), rng.choice([10, 100])
+        w = [rng.randint(1, R) for _ in range(n)]
+        p = [x + R // 10 for x in w] if rng.random() < 0.5 else [rng.randint(1, R) for _ in w]
+        c = rng.randint(max(w), sum(w))
+        chosen, value = dp_knapsack(w, [float(x) for x in p], c)
+        assert lex_first(w, p, c, int(value), 10**7) == chosen
+    assert lex_first(w, p, c, int(value), 4) is None
+    with pytest.raises(ValueError, match="target"):
+        lex_first([2, 3], [2, 3], 4, 6, 100)

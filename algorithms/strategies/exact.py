@@ -14,6 +14,7 @@ import numpy as np
 from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
+from ..solvers.core.lex import LEX_STATE_BYTES, lex_first
 from ..solvers.core.minknap import minknap, warm_up
 from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
 from ..solvers.pareto import pareto_knapsack, pareto_lex
@@ -51,14 +52,13 @@ _LEX_BYTE_SEC = 8e-9
 # State visits the expanding-core search gets before the other stages take over (about 30 ns
 # each): a count, not a time, so which stage proves does not depend on the machine.
 _CORE_WORK = 10**8
-_WORK_SEC = 3e-8
 # Where most core items weigh more than 1/64 of the room (Jooken's class: a few heavy size
 # classes), the Pareto lists behind the search prove faster: the search gets 10^6 visits there.
 _HEAVY_SHARE, _HEAVY_PART, _HEAVY_WORK = 0.5, 64, 10**6
-# The lexicographic tie-break after the search runs where its estimated cost is under this or
-# under this share of the search's own (`_WORK_SEC` per visit); elsewhere the search's set, the
-# same on every run, stands in (``tie_break = "core"``). Both are computed, not timed.
-_LEX_TIE_SEC, _LEX_TIE_SHARE = 0.005, 2.0
+# The lexicographic tie-break after the search (`lex_first`) may store this many states, or
+# this many per state visit of the search, up to the most; past it the search's own set, the
+# same on every run, stands in (``tie_break = "core"``). Counts, not times.
+_LEX_MIN_STATES, _LEX_PER_VISIT, _LEX_MAX_STATES = 5 * 10**5, 0.5, 10**7
 
 
 def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, share: float) -> float:
@@ -98,11 +98,14 @@ class Exact(Strategy):
        first, for up to a fixed number of state visits (``work_limit`` when
        set, else 10^8, some 3 s; 10^6 where most core items weigh over 1/64
        of the room, as in Jooken's class, which the Pareto lists below prove
-       faster): if it proves the optimum V, the canonical set is found as
-       below after a reduction against V - 1, where that DP is estimated to
-       cost under 5 ms or twice the search's own time; elsewhere the search's
-       optimum stands in (``info["tie_break"] = "core"``), the same on every
-       run: the search is deterministic and ran within a fixed work count.
+       faster): if it proves the optimum V, a reduction against V - 1 leaves
+       a core, which the DP below settles where it is estimated under 20 ms;
+       elsewhere compiled Pareto lists in candidate order (`lex_first`)
+       find the lexicographically first set of value V, storing up to
+       max(5 * 10^5, half the search's state visits, capped at 10^7)
+       states; past that the search's optimum stands in
+       (``info["tie_break"] = "core"``), the same on every run: the search is
+       deterministic and ran within a fixed work count.
     4. Otherwise the core goes to the lexicographic DP (`dp_knapsack`) at once when its
        estimated time is tiny. Where the Pareto lists look cheap, `pareto_lex`
        then tries to find the canonical set in one pass, aiming at the greedy
@@ -191,9 +194,9 @@ class Exact(Strategy):
             return fixed + core, "reduction"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
         if found is not None:
-            lex_sec = max(_LEX_TIE_SEC, _LEX_TIE_SHARE * _WORK_SEC * info["core_work"])
+            states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
             return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
-                                   lex_sec=lex_sec), "minknap"
+                                   lex_states=states), "minknap"
         need, est = dp_cost(core_w, red.room)
         info["dp_estimate"] = round(est, 6)
         dp_fits = need <= cap
@@ -307,14 +310,14 @@ class Exact(Strategy):
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
                    settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True,
-                   core_set: list[int] | None = None, lex_sec: float = math.inf) -> list[int]:
+                   core_set: list[int] | None = None, lex_states: int = 0) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
         (`settled`, or what `settle` proves) stands in for it: not the lexicographically first, but
-        the same on every run. So does `core_set`, the expanding-core search's optimum, where the
-        tie-break is estimated above `lex_sec` or does not fit. Only when none is reached does the
-        set depend on the solver.
+        the same on every run. After the expanding-core search the tie-break is `lex_first`, whose
+        lists may hold `lex_states` states (and the memory cap); past that `core_set`, the search's
+        optimum, stands in. Only when none is reached (the time limit) does the set depend on the solver.
         """
         info["tie_break"] = "lex"
         canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=float(profits[best].sum()))
@@ -324,9 +327,9 @@ class Exact(Strategy):
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
-        if core_set is not None and (est > lex_sec or need > cap):
-            info["tie_break"] = "core"
-            return core_set
+        if core_set is not None and not (need <= cap and est <= _DP_DIRECT_SEC):
+            return self._core_lex(core, fixed, core_set, tokens, profits, canon.room, deadline, info,
+                                  min(lex_states, cap // LEX_STATE_BYTES))
         # Where the DP fits, the lists go first when they should cost under half of it.
         lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, 0.5) if lex else 0.0
         if lex_bytes > 0:
@@ -348,11 +351,23 @@ class Exact(Strategy):
         if settled is not None:
             info["tie_break"] = "pareto"
             return settled
-        if core_set is not None:
-            info["tie_break"] = "core"
-            return core_set
         info.update(canonical=False, tie_break="none")  # the optimum stands; only the tie-break is out of reach
         return best
+
+    @staticmethod
+    def _core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.ndarray, profits: np.ndarray,
+                  room: int, deadline: float, info: dict[str, Any], states: float) -> list[int]:
+        """The lexicographic optimum by `lex_first` on the re-reduced core; the search's set past `states`."""
+        target = int(profits[core_set].sum()) - int(profits[fixed].sum())
+        try:
+            found = lex_first(tokens[core], profits[core].astype(np.int64), room, target, int(states), deadline)
+        except TimeoutError:
+            info.update(canonical=False, tie_break="none")  # the optimum stands; the tie-break ran out of time
+            return core_set
+        if found is None:
+            info["tie_break"] = "core"
+            return core_set
+        return fixed + [core[q] for q in found]
 
     def _dp(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float,
             fallback) -> list[int]:
