@@ -15,6 +15,7 @@ from packbench.algorithms.solvers.core.minknap import (MEMORY_LIMIT, PROVEN, TIM
                                                        minknap_bytes)
 from packbench.algorithms.solvers.core.lex import lex_first
 from packbench.algorithms.solvers.dp import dp_knapsack
+from tests.test_exact_canonical import _lex_first_optimum
 
 
 def _brute(w, p, c):
@@ -115,17 +116,6 @@ def test_memory_cap_refuses_before_the_lists_outgrow_it():
     assert minknap(w, p, c, max_bytes=100).status == MEMORY_LIMIT
 
 
-def _lex_brute(w, p, c):
-    """(optimum, the optimal set taking the earliest items) by brute force."""
-    best = None
-    for bits in itertools.product((1, 0), repeat=len(w)):  # (1, 1, ...) first: lexicographically greatest
-        if sum(a for a, b in zip(w, bits) if b) <= c:
-            value = sum(a for a, b in zip(p, bits) if b)
-            if best is None or value > best[0]:
-                best = (value, [k for k, b in enumerate(bits) if b])
-    return best
-
-
 tied = st.integers(1, 11).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 5), min_size=n, max_size=n),
     st.lists(st.integers(1, 4), min_size=n, max_size=n),
@@ -136,8 +126,8 @@ tied = st.integers(1, 11).flatmap(lambda n: st.tuples(
 @given(case=tied)
 def test_lex_first_is_the_lexicographically_first_optimum(case):
     w, p, c = case
-    value, first = _lex_brute(w, p, c)
-    assert lex_first(w, p, c, value, 10**6) == first
+    first = list(_lex_first_optimum(w, p, c))
+    assert lex_first(w, p, c, sum(p[k] for k in first), 10**6) == first
 
 
 def test_lex_first_matches_the_dp_on_larger_cores_and_gives_up_past_its_cap():
