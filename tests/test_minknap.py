@@ -10,11 +10,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from packbench.algorithms.solvers.core.minknap import (MEMORY_LIMIT, PROVEN, TIME_LIMIT, WORK_LIMIT, minknap,
-                                                       minknap_bytes)
 from packbench.algorithms.solvers.core.lex import lex_first
+from packbench.algorithms.solvers.core.minknap import (
+    MEMORY_LIMIT,
+    PROVEN,
+    TIME_LIMIT,
+    WORK_LIMIT,
+    minknap,
+    minknap_bytes,
+)
 from packbench.algorithms.solvers.dp import dp_knapsack
+
 from tests.test_exact_canonical import _lex_first_optimum
 
 
@@ -63,10 +69,12 @@ def test_matches_the_dp_past_the_64_step_window(kind):
     for _ in range(25):
         n, R = rng.randint(150, 500), rng.choice([100, 1000])
         w = [rng.randint(1, R) for _ in range(n)]
-        p = {"uncorrelated": lambda: [rng.randint(1, R) for _ in w],
-             "weakly": lambda: [max(1, x + rng.randint(-R // 10, R // 10)) for x in w],
-             "strongly": lambda: [x + R // 10 for x in w],
-             "subset_sum": lambda: list(w)}[kind]()
+        if kind == "uncorrelated":
+            p = [rng.randint(1, R) for _ in w]
+        elif kind == "weakly":
+            p = [max(1, x + rng.randint(-R // 10, R // 10)) for x in w]
+        else:
+            p = [x + R // 10 for x in w] if kind == "strongly" else list(w)
         c = rng.randint(max(w), sum(w) - 1)
         _check(minknap(w, p, c), w, p, c, int(dp_knapsack(w, [float(x) for x in p], c)[1]))
 

@@ -21,7 +21,7 @@ from packbench.algorithms import STRATEGIES, Problem
 
 from .before import BeforeWorker
 
-__all__ = ["classic_cases", "combo_figures", "run_vs", "format_vs"]
+__all__ = ["classic_cases", "combo_figures", "format_vs", "run_vs"]
 
 _FAST_SEC = 0.2
 _REPEATS = 5

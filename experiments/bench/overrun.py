@@ -20,7 +20,7 @@ from packbench.algorithms import STRATEGIES
 
 from .hard import hard_cases
 
-__all__ = ["measure_overrun", "main"]
+__all__ = ["main", "measure_overrun"]
 
 _CLASSES = ("spanner_weakly_correlated", "jooken(c=1e9,g=6)", "jooken(c=1e6,g=2)")
 

@@ -26,7 +26,7 @@ from numba import njit
 
 from .clock import monotonic_now
 
-__all__ = ["search", "surrogate_bound", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MEMORY_LIMIT", "STATE_BYTES"]
+__all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "surrogate_bound"]
 
 PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = 0, 1, 2, 3
 # Bytes per state slot: weight, profit and decision bits (8 each), in two lists (current and next).

@@ -18,7 +18,7 @@ from numba import njit
 
 from .clock import CLOCK_ID, monotonic_now, to_clock
 
-__all__ = ["lex_first", "LEX_STATE_BYTES"]
+__all__ = ["LEX_STATE_BYTES", "lex_first"]
 
 LEX_STATE_BYTES = 16  # weight and profit of every stored state
 _REL_TOL = 1e-9

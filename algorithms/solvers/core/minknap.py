@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MinknapResult", "minknap", "minknap_bytes", "warm_up", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MEMORY_LIMIT"]
+__all__ = ["MEMORY_LIMIT", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MinknapResult", "minknap", "minknap_bytes", "warm_up"]
 
 PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = "proven", "time_limit", "work_limit", "memory_limit"
 _STATUS = (PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT)
