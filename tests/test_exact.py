@@ -14,6 +14,7 @@ from packbench.algorithms import STRATEGIES, Item, Problem, pack
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP, dp_knapsack
+from packbench.algorithms.solvers.core.minknap import WORK_LIMIT, MinknapResult
 from packbench.algorithms.solvers.reduce import reduce_knapsack
 
 
@@ -104,7 +105,7 @@ def test_reduction_path_agrees_with_the_dp_on_pisinger_instances(cls_name):
     sel = Exact().select(prob)
     best = sum(prob.candidates[k].score for k in ref.indices)
     _check(sel, prob, best)
-    assert sel.info["solver"] in ("reduction", "bnb", "exact_dp")
+    assert sel.info["solver"] in ("reduction", "minknap", "bnb", "exact_dp")
     assert "fixed_in" in sel.info  # above 2,000 candidates the reduction always runs
 
 
@@ -118,7 +119,8 @@ def test_every_path_proves_the_same_canonical_optimum(monkeypatch):
     first = Exact().select(prob)
     _check(first, prob, best)
     assert first.indices == ref.indices  # the DP's lexicographic optimum is the canonical one
-    # Branch and bound "times out": the DP takes over and returns the same set.
+    # The core search runs out of work and branch and bound "times out": the DP takes over, same set.
+    monkeypatch.setattr(exact_module, "minknap", lambda *a, **k: MinknapResult(None, -1, WORK_LIMIT, 0))
     monkeypatch.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
     sel = Exact().select(prob)
     assert sel.optimal and sel.info["solver"] == "exact_dp" and sel.indices == first.indices

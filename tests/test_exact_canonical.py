@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from packbench.algorithms import Item, Problem, pack
 from packbench.algorithms.solvers import dp as dp_module
+from packbench.algorithms.solvers.core.minknap import WORK_LIMIT, MinknapResult
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP
@@ -37,8 +38,15 @@ tied = st.integers(2, 11).flatmap(lambda n: st.tuples(
     st.integers(1, 14)))
 
 
+def _no_core_search(monkeypatch):
+    """The expanding-core search runs out of work at once: the later stages decide."""
+    monkeypatch.setattr(exact_module, "minknap", lambda *args, **kwargs: MinknapResult(None, -1, WORK_LIMIT, 0))
+
+
 def _paths(monkeypatch, path):
     """Force one of exact's solver paths."""
+    if path != "minknap":
+        _no_core_search(monkeypatch)
     if path == "dp":  # branch and bound never proves: the DP decides
         monkeypatch.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
         monkeypatch.setattr(exact_module, "_DP_DIRECT_SEC", -1.0)
@@ -66,7 +74,8 @@ def _paths(monkeypatch, path):
         monkeypatch.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
 
 
-@pytest.mark.parametrize("path", ["direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "lists_first", "race"])
+@pytest.mark.parametrize("path", ["minknap", "direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "lists_first",
+                                  "race"])
 @settings(max_examples=120, deadline=None)
 @given(case=tied)
 def test_every_solver_path_returns_the_lexicographically_first_optimum(path, case):
@@ -76,7 +85,7 @@ def test_every_solver_path_returns_the_lexicographically_first_optimum(path, cas
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
-    expected = {"direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "bnb_lists": {"bnb"},
+    expected = {"minknap": {"minknap"}, "direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "bnb_lists": {"bnb"},
                 "bnb_lists_capped": {"bnb"}, "lists_first": {"pareto_lex", "bnb"}, "race": {"bnb", "cpsat"}}[path]
     assert sel.info["solver"] in expected | {"reduction", "trivial"}  # lists_first: "bnb" on a subset-sum core
 
@@ -112,7 +121,7 @@ def test_dp_deadline_stops_between_items():
         dp_module.dp_knapsack([3, 4, 5], [1.0, 2.0, 3.0], 8, deadline=0.0)
 
 
-@pytest.mark.parametrize("path", ["direct", "bnb"])
+@pytest.mark.parametrize("path", ["minknap", "direct", "bnb"])
 @settings(max_examples=100, deadline=None)
 @given(case=st.integers(2, 12).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 9), min_size=n, max_size=n), st.integers(1, 30))))
@@ -142,3 +151,14 @@ def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(path, cas
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
+
+
+def test_one_hundred_identical_exact_calls_on_a_hard_instance_give_one_set():
+    # A spanner instance (two efficiencies, many optimal sets) that the expanding-core search proves.
+    from packbench.experiments.bench.hard import hard_cases
+
+    (_, _, _, prob), = hard_cases([300], 1, only=("spanner_strongly",))
+    first = Exact(time_limit=60).select(prob)
+    assert first.optimal is True and first.info["solver"] == "minknap" and first.info["canonical"] is True
+    sets = {Exact(time_limit=60).select(prob).indices for _ in range(100)}
+    assert sets == {first.indices}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from packbench.algorithms import Item, Problem
 from packbench.algorithms.solvers.pareto import pareto_knapsack, pareto_lex
+from packbench.algorithms.solvers.core.minknap import WORK_LIMIT, MinknapResult
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 
@@ -99,6 +100,11 @@ def _huge_problem(case):
     return tokens, profits, room, prob
 
 
+def _no_core_search(mp):
+    """The expanding-core search runs out of work at once: the stages behind it decide."""
+    mp.setattr(exact_module, "minknap", lambda *args, **kwargs: MinknapResult(None, -1, WORK_LIMIT, 0))
+
+
 def _never_proves(w, s, room, limit):
     """A branch and bound that finds nothing and proves nothing: another solver must decide."""
     return [], False, 0.0
@@ -111,6 +117,7 @@ def test_exact_without_room_for_the_dp_proves_the_optimum_on_every_path(path, ca
     tokens, profits, room, prob = _huge_problem(case)
     keep = [k for k, w in enumerate(tokens) if w <= room]
     with pytest.MonkeyPatch.context() as mp:
+        _no_core_search(mp)
         if path != "pareto_lex":  # the lists at the greedy profit outgrow their cap: a solver proves first
             mp.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
         if path == "pareto":  # branch and bound never proves: the Pareto DP does
@@ -133,6 +140,7 @@ def test_exact_proves_a_jooken_instance_with_capacity_1e9(path):
     cands = tuple(i for i in inst.items if not i.pinned)
     prob = Problem(cands, inst.meta["budget"])
     with pytest.MonkeyPatch.context() as mp:  # a Pareto-list DP proves, not the branch-and-bound slice
+        _no_core_search(mp)
         mp.setattr(exact_module, "bnb_knapsack", _never_proves)
         if path == "pareto":
             mp.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
@@ -164,6 +172,7 @@ def test_without_memory_for_the_lexicographic_tie_break_every_path_gives_one_set
     runs = []
     for bnb in (_never_proves, _lex_last_bnb):
         with pytest.MonkeyPatch.context() as mp:
+            _no_core_search(mp)
             if no_lex == "cap_zero":  # pareto_lex is never tried
                 mp.setattr(exact_module, "_LEX_MAX_BYTES", 0)
             else:  # tried before the proof at the greedy profit, outgrows its cap, not tried again

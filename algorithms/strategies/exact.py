@@ -13,7 +13,9 @@ import numpy as np
 
 from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
-from ..params import Param, real_in
+from ..params import Param, int_in, real_in
+from ..solvers.core.lex import LEX_STATE_BYTES, lex_first
+from ..solvers.core.minknap import minknap, warm_up
 from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
 from ..solvers.pareto import pareto_knapsack, pareto_lex
 from ..solvers.race import race_bnb_cpsat
@@ -47,6 +49,16 @@ _LEX_MAX_BYTES = 64 * 2**20
 # lists (the budget uses 8 ns). Used only to choose between two routes to the same set.
 _LEX_ITEM_SEC = 4e-5
 _LEX_BYTE_SEC = 8e-9
+# State visits the expanding-core search gets before the other stages take over (about 30 ns
+# each): a count, not a time, so which stage proves does not depend on the machine.
+_CORE_WORK = 10**8
+# Where most core items weigh more than 1/64 of the room (Jooken's class: a few heavy size
+# classes), the Pareto lists behind the search prove faster: the search gets 10^6 visits there.
+_HEAVY_SHARE, _HEAVY_PART, _HEAVY_WORK = 0.5, 64, 10**6
+# The lexicographic tie-break after the search (`lex_first`) may store this many states, or
+# this many per state visit of the search, up to the most; past it the search's own set, the
+# same on every run, stands in (``tie_break = "core"``). Counts, not times.
+_LEX_MIN_STATES, _LEX_PER_VISIT, _LEX_MAX_STATES = 5 * 10**5, 0.5, 10**7
 
 
 def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, share: float) -> float:
@@ -82,7 +94,19 @@ class Exact(Strategy):
        together they are all taken.
     2. Dantzig-bound reduction against (greedy incumbent - 1): the items it
        fixes agree with *every* optimum, so only the free "core" is open.
-    3. The core goes to the lexicographic DP (`dp_knapsack`) at once when its
+    3. The expanding-core search (`minknap`, compiled, Pisinger 1997) runs
+       first, for up to a fixed number of state visits (``work_limit`` when
+       set, else 10^8, some 3 s; 10^6 where most core items weigh over 1/64
+       of the room, as in Jooken's class, which the Pareto lists below prove
+       faster): if it proves the optimum V, a reduction against V - 1 leaves
+       a core, which the DP below settles where it is estimated under 20 ms;
+       elsewhere compiled Pareto lists in candidate order (`lex_first`)
+       find the lexicographically first set of value V, storing up to
+       max(5 * 10^5, half the search's state visits, capped at 10^7)
+       states; past that the search's optimum stands in
+       (``info["tie_break"] = "core"``), the same on every run: the search is
+       deterministic and ran within a fixed work count.
+    4. Otherwise the core goes to the lexicographic DP (`dp_knapsack`) at once when its
        estimated time is tiny. Where the Pareto lists look cheap, `pareto_lex`
        then tries to find the canonical set in one pass, aiming at the greedy
        profit (lists capped at a quarter of the DP's estimate; 64 MiB without
@@ -94,29 +118,40 @@ class Exact(Strategy):
        independent of the room, started from the greedy set) for 75% of what
        is left, then CP-SAT racing branch and bound. Solvers check the clock
        between items or slices.
-    4. Where no lexicographic tie-break fits (many optimal sets, as in
+    5. Where no lexicographic tie-break fits (many optimal sets, as in
        Jooken's class with c = 10^9), the optimum the Pareto-list DP proves
        stands in (``info["tie_break"] = "pareto"``): also the same on every run.
-    5. At the limit the best set found comes back with ``optimal=False``,
+    6. At the limit (or past ``work_limit``) the best set found comes back with ``optimal=False``,
        ``info["stopped"]`` and a proven bound; if only the tie-break is out of
        reach, ``info["canonical"] = False`` and ``info["tie_break"] = "none"``:
        the one case where the set can differ between runs.
 
     ``info["solver"]`` names the stage that proved the optimum ("trivial",
-    "reduction", "exact_dp", "pareto_lex", "bnb", "pareto", "cpsat" or
+    "reduction", "minknap", "exact_dp", "pareto_lex", "bnb", "pareto", "cpsat" or
     "time_limit"); it can differ between runs on a loaded machine, the chosen
-    set does not. ``info["limit_kind"]`` is "wall": the time limit is wall-clock.
+    set does not. ``info["limit_kind"]`` is "wall": the time limit is wall-clock;
+    with ``work_limit`` set it is "work": only the expanding-core search runs (for
+    that many state visits), so whether the optimum is proven is the same on every
+    machine as long as the time limit is not reached first.
 
     Params:
         time_limit: Total seconds for the solvers (default 60).
-        max_memory_mb: Cap on everything the DP allocates, in MiB (default 1024).
+        max_memory_mb: Cap on everything the DP or the search's state lists allocate, in MiB (default 1024).
+        work_limit: State visits for the expanding-core search, the only stage then run (0: no
+            such limit; the search gets 10^8 and the other stages follow).
     """
 
     name = "exact"
     PARAMS = MappingProxyType({
         "time_limit": Param(60.0, real_in(0.0, lo_open=True), "total seconds for the solvers (wall clock)"),
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
+        "work_limit": Param(0, int_in(0, 10**15), "state visits for the core search alone (0: none)"),
     })
+
+    @staticmethod
+    def warm_up() -> None:
+        """Load the compiled search before anything is timed (`minknap.warm_up`)."""
+        warm_up()
 
     def select(self, problem: Problem) -> Selection:
         start = time.perf_counter()
@@ -131,14 +166,16 @@ class Exact(Strategy):
         tokens = np.array([cands[k].tokens for k in keep], dtype=np.int64)
         profits_l, _, err = integer_profits(scores_f)
         profits = np.array(profits_l, dtype=np.float64)  # < 2**50 in total: float sums are exact
-        info: dict[str, Any] = {"scale_error": err, "limit_kind": "wall", "canonical": True, "tie_break": "lex"}
+        kind = "work" if self.params["work_limit"] else "wall"
+        info: dict[str, Any] = {"scale_error": err, "limit_kind": kind, "canonical": True, "tie_break": "lex"}
         red = reduce_knapsack(tokens, profits, room, margin=1.0)
         info.update(fixed_in=len(red.fixed_in), free=len(red.free))
         try:
             positions, solver = self._solve(tokens, profits, room, red, deadline, info)
         except _Cut as cut:
             positions = cut.args[0]
-            info.update(solver="time_limit", stopped="time_limit", canonical=False, tie_break="none")
+            stopped = cut.args[1] if len(cut.args) > 1 else "time_limit"
+            info.update(solver=stopped, stopped=stopped, canonical=False, tie_break="none")
             chosen = tuple(keep[p] for p in positions)
             score = math.fsum(cands[k].score for k in chosen)
             return Selection(chosen, optimal=False, upper_bound=max(score, dantzig_bound(cands, room)), info=info)
@@ -155,6 +192,11 @@ class Exact(Strategy):
         core_w = tokens[core]
         if not core or int(core_w.sum()) <= red.room:
             return fixed + core, "reduction"
+        found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
+        if found is not None:
+            states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
+            return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
+                                   lex_states=states), "minknap"
         need, est = dp_cost(core_w, red.room)
         info["dp_estimate"] = round(est, 6)
         dp_fits = need <= cap
@@ -174,6 +216,26 @@ class Exact(Strategy):
         if proven:
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
         return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
+
+    def _core_search(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray,
+                     red: Reduction, deadline: float, info: dict[str, Any], cap: float) -> list[int] | None:
+        """An optimal set from the expanding-core search, or None where its work budget ran out first.
+
+        With ``work_limit`` set nothing else runs: past it `_Cut` returns the best set found.
+        """
+        limit = self.params["work_limit"]
+        core_w = tokens[core]
+        heavy = np.count_nonzero(core_w * _HEAVY_PART > red.room) >= _HEAVY_SHARE * len(core)
+        res = minknap(core_w, profits[core].astype(np.int64), red.room, deadline=deadline,
+                      work_limit=limit or (_HEAVY_WORK if heavy else _CORE_WORK), max_bytes=cap)
+        info["core_work"] = res.work
+        best = fixed + [core[q] for q in res.chosen] if res.chosen is not None else list(red.incumbent)
+        best = self._better(best, list(red.incumbent), profits)
+        if res.proven:
+            return best
+        if res.status == "time_limit" or limit:
+            raise _Cut(best, res.status)
+        return None
 
     @staticmethod
     def _lex_first(core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction, deadline: float,
@@ -247,12 +309,15 @@ class Exact(Strategy):
 
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
-                   settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True) -> list[int]:
+                   settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True,
+                   core_set: list[int] | None = None, lex_states: int = 0) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
         (`settled`, or what `settle` proves) stands in for it: not the lexicographically first, but
-        the same on every run. Only when neither is reached does the set depend on the solver.
+        the same on every run. After the expanding-core search the tie-break is `lex_first`, whose
+        lists may hold `lex_states` states (and the memory cap); past that `core_set`, the search's
+        optimum, stands in. Only when none is reached (the time limit) does the set depend on the solver.
         """
         info["tie_break"] = "lex"
         canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=float(profits[best].sum()))
@@ -262,6 +327,9 @@ class Exact(Strategy):
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
+        if core_set is not None and not (need <= cap and est <= _DP_DIRECT_SEC):
+            return self._core_lex(core, fixed, core_set, tokens, profits, canon.room, deadline, info,
+                                  min(lex_states, cap // LEX_STATE_BYTES))
         # Where the DP fits, the lists go first when they should cost under half of it.
         lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, 0.5) if lex else 0.0
         if lex_bytes > 0:
@@ -285,6 +353,21 @@ class Exact(Strategy):
             return settled
         info.update(canonical=False, tie_break="none")  # the optimum stands; only the tie-break is out of reach
         return best
+
+    @staticmethod
+    def _core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.ndarray, profits: np.ndarray,
+                  room: int, deadline: float, info: dict[str, Any], states: float) -> list[int]:
+        """The lexicographic optimum by `lex_first` on the re-reduced core; the search's set past `states`."""
+        target = int(profits[core_set].sum()) - int(profits[fixed].sum())
+        try:
+            found = lex_first(tokens[core], profits[core].astype(np.int64), room, target, int(states), deadline)
+        except TimeoutError:
+            info.update(canonical=False, tie_break="none")  # the optimum stands; the tie-break ran out of time
+            return core_set
+        if found is None:
+            info["tie_break"] = "core"
+            return core_set
+        return fixed + [core[q] for q in found]
 
     def _dp(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float,
             fallback) -> list[int]:

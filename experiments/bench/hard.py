@@ -2,6 +2,11 @@
 
 Run: ``python -m packbench.experiments.bench.hard`` (``--n 100 200 500 1000 2000 --seeds 2 --limit 10``).
 
+With ``--before TREE`` (an older tree, e.g. ``git archive ebaccd7 | tar -x -C /tmp/base``) it
+prints instead `exact` now against that tree's `exact`, interleaved, in CPU seconds
+(`hard_vs`), for ``--n`` up to 100,000, with ``--combo-csv`` adding combo's anchor figures
+and ``--classic`` adding Pisinger's classes 1-3 (R = 10^4).
+
 Each instance is solved by the three solvers in turn (interleaved, so machine load
 hits all three alike), each with the full limit; the table gives wall seconds,
 whether the optimum was proven, and exact's time over the faster of the proven
@@ -127,7 +132,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=10.0, help="seconds per solver and instance")
     parser.add_argument("--R", type=int, default=1000, help="Pisinger coefficient range")
     parser.add_argument("--only", nargs="*", default=[], help="keep classes whose label contains one of these")
+    parser.add_argument("--before", help="an older packbench tree: exact now vs exact there, CPU, interleaved")
+    parser.add_argument("--combo-csv", help="combo anchor figures (class, n, seed, combo_cpu_seconds, combo_solved)")
+    parser.add_argument("--classic", action="store_true", help="with --before: add Pisinger's classes 1-3, R = 10^4")
     args = parser.parse_args(argv)
+    if args.before:
+        from .hard_vs import classic_cases, combo_figures, format_vs, run_vs
+
+        cases = hard_cases(args.n, args.seeds, args.R, args.only) + (classic_cases(args.n) if args.classic else [])
+        print(format_vs([]).splitlines()[0], flush=True)
+        rows = run_vs(cases, args.before, args.limit, combo_figures(args.combo_csv),
+                      progress=lambda line: print(line, flush=True))
+        print(format_vs(rows), flush=True)
+        return 0
     print(format_hard(run_hard(args.n, args.seeds, args.limit, args.R, args.only)), flush=True)
     return 0
 

@@ -1,0 +1,271 @@
+"""The compiled search of the expanding-core knapsack solver (`packbench.algorithms.solvers.core.minknap`).
+
+Items arrive sorted by efficiency (profit / weight, best first). The search starts from
+the break solution (the longest prefix that fits) and grows a core interval [s + 1, t - 1]
+around the break item, one item per step, alternately adding the next item after the core
+(t side) and removing the next one before it (s side). Every set the search holds is the
+break solution changed on core items only, as a state (weight, profit, decision bits): one
+list sorted by weight with profits strictly rising, so a state another one dominates (no
+heavier, at least as profitable) is never kept. States heavier than the capacity stay:
+removing items later can make them fit. A state is dropped once its Dantzig bound on the
+items outside the core (add the best remaining items after t to fill the room, or remove
+the worst taken items up to s to make it fit) cannot beat the best set found. An item
+whose Dantzig bound with its value flipped cannot beat it either never enters the core.
+The search ends, proving the incumbent optimal, when no state is left.
+
+Each state keeps the decisions of the last 64 core steps as bits (bit 0 the newest); the
+wrapper rebuilds the earlier ones by a smaller search (Pisinger 1997, section 4).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .clock import monotonic_now
+
+__all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "surrogate_bound"]
+
+PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = 0, 1, 2, 3
+# Bytes per state slot: weight, profit and decision bits (8 each), in two lists (current and next).
+STATE_BYTES = 48
+# Float slack on the bounds: a state is never dropped because its bound came out a little low.
+_REL_TOL = 1e-9
+_FIRST_SLOTS = 1024
+
+
+@njit(cache=True)
+def _floor_bound(value):
+    return math.floor(value + _REL_TOL * max(1.0, abs(value)))
+
+
+@njit(cache=True)
+def _fill_value(cw, cp, w, p, t, n, room):
+    """Dantzig bound of items t..n-1 within `room` >= 0: whole items in order, then a fraction."""
+    target = cw[t] + room
+    lo, hi = t, n
+    while lo < hi:  # the last j with cw[j] <= target
+        mid = (lo + hi + 1) >> 1
+        if cw[mid] <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    value = float(cp[lo] - cp[t])
+    if lo < n:
+        value += p[lo] * ((target - cw[lo]) / w[lo])  # the fraction (< 1) first: no overflow
+    return value
+
+
+@njit(cache=True)
+def _drop_loss(cw, cp, w, p, s, excess):
+    """Least Dantzig loss of removing `excess` > 0 weight from items 0..s (worst first); -1.0 when they weigh less."""
+    target = cw[s + 1] - excess
+    if target < 0:
+        return -1.0
+    lo, hi = 0, s + 1
+    while lo < hi:  # the last i with cw[i] <= target: items i..s removed whole cover the excess
+        mid = (lo + hi + 1) >> 1
+        if cw[mid] <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    whole_w = cw[s + 1] - cw[lo + 1]
+    return float(cp[s + 1] - cp[lo + 1]) + p[lo] * ((excess - whole_w) / w[lo])
+
+
+@njit(cache=True)
+def _bound(cw, cp, w, p, n, c, s, t, weight, profit):
+    """Floored Dantzig bound of a state given the items outside the core; -1 when it can never fit."""
+    if weight <= c:
+        return _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
+    loss = _drop_loss(cw, cp, w, p, s, weight - c)
+    if loss < 0:
+        return -1
+    return _floor_bound(profit - loss)
+
+
+@njit(cache=True)
+def _best_swap(w, p, b, c, wb, pb):
+    """The best set that swaps one item of the break solution for one after it: (profit, out, in); -1s if none.
+
+    On strongly correlated instances the break solution is short of the room by up to a whole
+    item, and the greedy fill finds nothing to add; one swap of a light item for a heavier one
+    nearly fills the room, so the search starts near the optimum and prunes from its first step.
+    """
+    n = len(w)
+    if b == 0 or b >= n:
+        return -1, -1, -1
+    by_w = np.argsort(w[:b], kind="mergesort")
+    sorted_w = w[:b][by_w]
+    cheapest = np.empty(b, dtype=np.int64)  # cheapest[q]: least profitable of by_w[q:]
+    low = by_w[b - 1]
+    for q in range(b - 1, -1, -1):
+        if p[by_w[q]] < p[low]:
+            low = by_w[q]
+        cheapest[q] = low
+    best, out_k, in_k = -1, -1, -1
+    for j in range(b, n):
+        need = wb + w[j] - c  # weight that must leave for item j to fit
+        if need <= 0:
+            continue
+        q = np.searchsorted(sorted_w, need)
+        if q < b and pb - p[cheapest[q]] + p[j] > best:
+            best, out_k, in_k = pb - p[cheapest[q]] + p[j], cheapest[q], j
+    return best, out_k, in_k
+
+
+@njit(cache=True)
+def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
+    """Run the expanding-core search on items sorted by efficiency (see the module docstring).
+
+    Args:
+        w, p: int64 weights (each <= c) and profits (> 0), best efficiency first.
+        c: Capacity.
+        lower: Only sets with profit > lower count (-1: any set).
+        clock_id, deadline: `monotonic_now` clock and the time on it to stop by.
+        work_limit: Stop after this many state visits (0: no limit).
+        max_states: Most state slots the two lists may hold.
+
+    Returns:
+        (status, best profit, step of the best state (-1: the greedy set, -2: none above `lower`,
+        -3: the break solution with one swap), its decision bits, the item of each core step,
+        1 where that step added an item, the break item, state visits, the swap's (out, in) items).
+    """
+    n = len(w)
+    cw = np.zeros(n + 1, dtype=np.int64)
+    cp = np.zeros(n + 1, dtype=np.int64)
+    for k in range(n):
+        cw[k + 1] = cw[k] + w[k]
+        cp[k + 1] = cp[k] + p[k]
+    b = 0
+    while b < n and cw[b + 1] <= c:
+        b += 1
+    z, best_step, best_bits = lower, -2, np.uint64(0)
+    greedy_w, greedy_p = cw[b], cp[b]
+    for k in range(b, n):
+        if greedy_w + w[k] <= c:
+            greedy_w += w[k]
+            greedy_p += p[k]
+    if greedy_p > z:
+        z, best_step = greedy_p, -1
+    swap_p, swap_out, swap_in = _best_swap(w, p, b, c, cw[b], cp[b])
+    if swap_p > z:
+        z, best_step = swap_p, -3
+    seq = np.empty(n, dtype=np.int64)
+    adds = np.empty(n, dtype=np.int8)
+    slots = min(_FIRST_SLOTS, max_states)
+    W, P, V = np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.uint64)
+    W2, P2, V2 = np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.uint64)
+    W[0], P[0], V[0] = cw[b], cp[b], np.uint64(0)
+    m, steps, work = 1, 0, 0
+    s, t = b - 1, b
+    side = 1  # 1: add after the core next, 0: remove before it
+    status = PROVEN
+    while m > 0 and (s >= 0 or t < n):
+        if side == 1 and t >= n:
+            side = 0
+        elif side == 0 and s < 0:
+            side = 1
+        if side == 1:
+            k = t
+            t += 1
+            flip = _floor_bound(p[k] + _fill_value(cw, cp, w, p, 0, n, c - w[k]))  # k forced in
+            dw, dp = w[k], p[k]
+        else:
+            k = s
+            s -= 1
+            flip = _floor_bound(_fill_value(cw, cp, w, p, 0, n, c + w[k]) - p[k])  # k forced out
+            dw, dp = -w[k], -p[k]
+        this_side = side
+        side = 1 - side
+        if flip <= z:
+            continue  # k keeps its break value in every better set: it never enters the core
+        if 2 * m > max_states:
+            status = MEMORY_LIMIT
+            break
+        if 2 * m > len(W2):  # grow both lists before the merge can outrun them
+            slots = min(max(2 * len(W2), 2 * m), max_states)
+            W2, P2, V2 = np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.uint64)
+            if len(W) < slots:
+                W3, P3, V3 = np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.uint64)
+                W3[:m], P3[:m], V3[:m] = W[:m], P[:m], V[:m]
+                W, P, V = W3, P3, V3
+        seq[steps], adds[steps] = k, this_side
+        i = j = out = 0
+        while i < m or j < m:
+            if j >= m or (i < m and (W[i] < W[j] + dw or (W[i] == W[j] + dw and P[i] >= P[j] + dp))):
+                ww, pp, vv = W[i], P[i], V[i] << np.uint64(1)
+                i += 1
+            else:
+                ww, pp, vv = W[j] + dw, P[j] + dp, (V[j] << np.uint64(1)) | np.uint64(1)
+                j += 1
+            if out > 0 and pp <= P2[out - 1]:
+                continue  # dominated by a lighter state
+            if ww <= c and pp > z:
+                z, best_step, best_bits = pp, steps, vv
+            # A dominated state's bound is no higher than its dominator's: a pruned dominator
+            # never lets a state it dominates through.
+            if _bound(cw, cp, w, p, n, c, s, t, ww, pp) <= z:
+                continue
+            W2[out], P2[out], V2[out] = ww, pp, vv
+            out += 1
+        work += 2 * m
+        steps += 1
+        W, P, V, W2, P2, V2 = W2, P2, V2, W, P, V
+        m = out
+        if work_limit > 0 and work >= work_limit and m > 0:
+            status = WORK_LIMIT
+            break
+        if monotonic_now(clock_id) > deadline and m > 0:
+            status = TIME_LIMIT
+            break
+    return (status, z, best_step, best_bits, seq[:steps].copy(), adds[:steps].copy(), b, work,
+            swap_out, swap_in)
+
+
+@njit(cache=True)
+def _surrogate_lp(w, p, c, k, lam):
+    """(LP value, LP cardinality) of max p.x s.t. (w + lam).x <= c + lam * k, 0 <= x <= 1."""
+    ww = w + lam
+    order = np.argsort(-(p / ww), kind="mergesort")
+    room = c + lam * k
+    value, count = 0.0, 0.0
+    for q in range(len(order)):
+        j = order[q]
+        if ww[j] <= room:
+            room -= ww[j]
+            value += p[j]
+            count += 1.0
+        else:
+            value += p[j] * (room / ww[j])
+            count += room / ww[j]
+            break
+    return value, count
+
+
+@njit(cache=True)
+def surrogate_bound(w, p, c, k, z, rounds):
+    """Floored upper bound from the surrogate relaxation of the cardinality constraint sum(x) <= k.
+
+    No set holds more than k items (the k + 1 lightest do not fit), so for every multiplier
+    lam >= 0 the LP of (w + lam).x <= c + lam k bounds the optimum (Martello, Pisinger & Toth
+    1999). Bisection on lam drives the LP's cardinality to k; it stops early once the bound
+    reaches `z`. On strongly correlated classes this bound is the optimum when the room can be
+    filled exactly, where the Dantzig bound is up to one profit offset above it.
+    """
+    wf, pf = w.astype(np.float64), p.astype(np.float64)
+    best = _floor_bound(_surrogate_lp(wf, pf, float(c), float(k), 0.0)[0])
+    lo, hi = 0.0, float(pf.max())
+    for _ in range(rounds):
+        if best <= z:
+            break
+        lam = 0.5 * (lo + hi)
+        value, count = _surrogate_lp(wf, pf, float(c), float(k), lam)
+        best = min(best, _floor_bound(value))
+        if count > k:
+            lo = lam
+        else:
+            hi = lam
+    return best

@@ -1,0 +1,157 @@
+"""The lexicographically first optimum, given the optimum's value, by compiled Pareto lists.
+
+Items are visited last to first. After item k the list holds the undominated (weight,
+profit) states of items k..n-1 that can still reach the target with items 0..k-1, by the
+Dantzig bound of those items: a Fenwick tree over their efficiency order answers that bound
+in O(log n) per state while items leave it. The set is then rebuilt first item first,
+taking an item whenever the stored list of the items after it can complete the target:
+the same rule as `dp_knapsack`'s, so the same set, at a cost that follows the states kept,
+not n x room (`pareto.pareto_lex` in numpy does the same with a bound of O(n) per item).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .clock import CLOCK_ID, monotonic_now, to_clock
+
+__all__ = ["LEX_STATE_BYTES", "lex_first"]
+
+LEX_STATE_BYTES = 16  # weight and profit of every stored state
+_REL_TOL = 1e-9
+
+
+@njit(cache=True)
+def _fill(tw, tp, eff, n, top, room):
+    """Dantzig bound of the items alive in the Fenwick tree within `room`."""
+    pos, left, value = 0, room, 0.0
+    step = top
+    while step > 0:
+        nxt = pos + step
+        if nxt <= n and tw[nxt] <= left:
+            pos = nxt
+            left -= tw[nxt]
+            value += tp[nxt]
+        step >>= 1
+    if pos < n and left > 0:
+        value += eff[pos] * left  # pos is the first alive item left out: the best efficiency left
+    return value
+
+
+@njit(cache=True)
+def _lex_kernel(w, p, room, target, max_states, clock_id, deadline):
+    n = len(w)
+    eff_all = p / w
+    order = np.argsort(-eff_all, kind="mergesort")
+    rank = np.empty(n, dtype=np.int64)
+    for q in range(n):
+        rank[order[q]] = q
+    eff = eff_all[order]
+    tw = np.zeros(n + 1, dtype=np.int64)
+    tp = np.zeros(n + 1, dtype=np.float64)
+    for q in range(n):  # Fenwick tree over the efficiency order, every item alive
+        i = q + 1
+        while i <= n:
+            tw[i] += w[order[q]]
+            tp[i] += p[order[q]]
+            i += i & -i
+    top = 1
+    while top * 2 <= n:
+        top *= 2
+    SW = np.empty(max_states, dtype=np.int64)
+    SP = np.empty(max_states, dtype=np.int64)
+    start = np.zeros(n + 2, dtype=np.int64)  # layer i (items n-i..n-1) is SW[start[i]:start[i+1]]
+    SW[0], SP[0] = 0, 0
+    start[1] = 1
+    for k in range(n - 1, -1, -1):
+        i = rank[k] + 1  # item k joins the suffix: it leaves the bound's items
+        while i <= n:
+            tw[i] -= w[k]
+            tp[i] -= p[k]
+            i += i & -i
+        layer = n - 1 - k
+        if (layer & 63) == 63 and monotonic_now(clock_id) > deadline:
+            return np.empty(0, dtype=np.int64), 3
+        a, end = start[layer], start[layer + 1]
+        out = end
+        if out + 2 * (end - a) > max_states:
+            return np.empty(0, dtype=np.int64), 1
+        i, j = a, a
+        while i < end or j < end:
+            take_old = True
+            if j < end and SW[j] + w[k] <= room:
+                if i >= end or SW[j] + w[k] < SW[i] or (SW[j] + w[k] == SW[i] and SP[j] + p[k] > SP[i]):
+                    take_old = False
+            elif i >= end:
+                break
+            if take_old:
+                ww, pp = SW[i], SP[i]
+                i += 1
+            else:
+                ww, pp = SW[j] + w[k], SP[j] + p[k]
+                j += 1
+            if out > end and pp <= SP[out - 1]:
+                continue
+            bound = pp + _fill(tw, tp, eff, n, top, room - ww)
+            if math.floor(bound + _REL_TOL * max(1.0, abs(bound))) < target:
+                continue
+            SW[out], SP[out] = ww, pp
+            out += 1
+        start[layer + 2] = out
+    chosen = np.empty(n, dtype=np.int64)
+    count, left, need = 0, room, target
+    for k in range(n):
+        if w[k] > left:
+            continue
+        a, end = start[n - 1 - k], start[n - k]  # the list of items k+1..n-1
+        lo, hi = a, end  # the last state with weight <= left - w[k]: the best of those
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if SW[mid] <= left - w[k]:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo > a and SP[lo - 1] >= need - p[k]:
+            chosen[count] = k
+            count += 1
+            left -= w[k]
+            need -= p[k]
+    return chosen[:count], 0 if need <= 0 else 2
+
+
+def lex_first(tokens, profits, room: int, target: int, max_states: int,
+              deadline: float | None = None) -> list[int] | None:
+    """Positions of the lexicographically first set reaching `target` (the optimum's value); None past the cap.
+
+    Args:
+        tokens: Positive integer weights, each <= room.
+        profits: Positive integer profits, total below 2**53.
+        room: Capacity.
+        target: The optimum's value (a proven one: a lower value gives the first set reaching it).
+        max_states: Most states the stored lists may hold (16 bytes each); None when they need more.
+        deadline: A `time.perf_counter()` value, checked inside the compiled loop every 64 items.
+
+    Returns:
+        Increasing positions, or None when the lists outgrew `max_states`.
+
+    Raises:
+        ValueError: No set reaches `target`.
+        TimeoutError: The deadline passed.
+    """
+    w = np.ascontiguousarray(tokens, dtype=np.int64)
+    p = np.ascontiguousarray(profits, dtype=np.int64)
+    if len(w) == 0:
+        if target > 0:
+            raise ValueError(f"lex_first: no set reaches the target profit {target}")
+        return []
+    chosen, status = _lex_kernel(w, p, int(room), int(target), max(int(max_states), 4), CLOCK_ID, to_clock(deadline))
+    if status == 3:
+        raise TimeoutError("lex_first: deadline passed")
+    if status == 1:
+        return None
+    if status == 2:
+        raise ValueError(f"lex_first: no set reaches the target profit {target}")
+    return chosen.tolist()
