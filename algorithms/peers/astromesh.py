@@ -33,6 +33,7 @@ class Astromesh(PeerStrategy):
     """
 
     name = "astromesh"
+    DOMAINS = frozenset({"retrieval"})
     peer = "astromesh-context"
     extra, modules = "peers-astromesh", ("astromesh_context",)
     PARAMS = MappingProxyType({

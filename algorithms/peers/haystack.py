@@ -43,6 +43,7 @@ class HaystackLITM(PeerStrategy):
     """
 
     name = "haystack_litm"
+    DOMAINS = frozenset({"retrieval"})
     peer = "haystack-ai"
     extra, modules = _EXTRA, _MODULES
     PARAMS = MappingProxyType({
@@ -68,6 +69,7 @@ class HaystackLITMTokens(PeerStrategy):
     """
 
     name = "haystack_litm_tokens"
+    DOMAINS = frozenset({"retrieval"})
     peer = "haystack-ai"
     extra, modules = _EXTRA, _MODULES
 

@@ -8,7 +8,10 @@ from typing import Any, ClassVar
 from ..component import Component
 from ..items import Problem, Selection
 
-__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection"]
+__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection", "DOMAINS"]
+
+# The kinds of source a strategy can be meant for (a source declares one as its ``DOMAIN``).
+DOMAINS = frozenset({"knapsack", "retrieval", "chat"})
 
 
 class StrategyContractError(RuntimeError):
@@ -100,6 +103,8 @@ class Strategy(Component):
     # Only peer adapters set this: `pack` then reports a choice over the room (``over_budget``,
     # ``info["over_tokens"]``) instead of raising, because the overflow is the peer's measured behaviour.
     may_exceed_budget: ClassVar[bool] = False
+    # The source domains this strategy is meant for: the report recommends it only on those.
+    DOMAINS: ClassVar[frozenset[str]] = DOMAINS
 
     def skip(self, problem: Problem) -> str | None:
         """A declared refusal: the reason this strategy will not run on `problem`, or None.
