@@ -70,7 +70,8 @@ def test_order_table_and_markdown():
 def test_write_report_writes_every_plot_even_without_measured_rows(tmp_path):
     written = write_report(tmp_path, [row(run_id="x", status="error", reason="boom", score_ratio=None)])
     names = sorted(p.name for p in written)
-    assert names == sorted(["summary.csv", "summary.parquet", "summary.md"] + [f"{p}.png" for p in PLOTS])
+    assert names == sorted(["summary.csv", "summary.parquet", "summary.md", "report.html"]
+                          + [f"{p}.png" for p in PLOTS])
     assert all(p.stat().st_size > 0 and p.read_bytes()[:4] != b"" for p in written)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written if p.suffix == ".png")
     assert all(p.read_bytes()[:4] == b"PAR1" for p in written if p.suffix == ".parquet")

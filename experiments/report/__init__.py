@@ -18,6 +18,7 @@ from typing import Any
 
 from .decision import Candidate, Decision, decisions
 from .frame import frame, measured
+from .html import report_html
 from .markdown import decision_sections, summary_markdown
 from .ship import ship_lines
 from .plots import PLOTS, strategy_style
@@ -29,7 +30,7 @@ __all__ = ["PLOTS", "Candidate", "Decision", "decisions", "ship_lines", "decisio
 
 def write_report(out_dir: str | Path, rows: Sequence[Mapping[str, Any]], plots: Sequence[str] | None = None,
                  title: str | None = None) -> list[Path]:
-    """Write summary.csv, summary.parquet, summary.md and the plots; return the paths written.
+    """Write summary.csv, summary.parquet, summary.md, report.html and the plots; return the paths written.
 
     Args:
         out_dir: The result directory (a ``manifest.json`` there adds its data notes).
@@ -55,6 +56,8 @@ def write_report(out_dir: str | Path, rows: Sequence[Mapping[str, Any]], plots: 
     write_atomic(written[1], table.to_parquet(index=False))  # bytes: written like the rest
     name = title or (str(df["experiment"].iloc[0]) if len(df) and "experiment" in df else out.name)
     write_atomic(written[2], summary_markdown(out, name, df, rows, cells, names))
+    written.append(out / "report.html")
+    write_atomic(written[-1], report_html(name, df, cells, ship_lines(cells)))
     ok = measured(df)
     style = strategy_style(df["choice"].unique()) if not df.empty else {}
     for plot in names:

@@ -64,7 +64,7 @@ def _decision_table(cells: Sequence[Decision]) -> str:
     for d in cells:
         budget = budget_text(d.budget) + ("" if d.near_dup is None else
                                           ", no dedupe" if d.near_dup == "off" else f", dedupe {d.near_dup}")
-        order = " > ".join(metric_name(c) for c in d.metrics) or "none"
+        order = " > ".join(metric_name(col) for col, _, _ in d.stages) or "none"
         pick = f"**{d.pick.strategy}**" if d.pick else "none"
         latency = class_text(d.pick.latency) if d.pick else ""
         gone = "; ".join(f"{s} ({r})" for s, r in d.excluded)

@@ -7,8 +7,9 @@ bound the paired comparison decides, not the bound. A strategy is a candidate
 for L in a domain when it fits every decided cell of the domain; in each cell
 the fitting strategies are ranked on quality as in `decision.rank`. The pick
 is the candidate that is best or tied-best in the most cells, then the one with
-the smallest worst-case regret (best mean of the cell's first quality metric
-among the fitting strategies, minus its own), then the simplest.
+the smallest worst-case regret (the best mean of the cell's first quality
+metric at any latency, minus its own: what the latency budget costs), then the
+simplest.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def _line(domain: str, level: int, cells: list[Decision], undecided: tuple[str, 
         for d, fit, best in fitting_cells:
             col = d.metrics[0]
             sign = 1.0 if col != "leak_tokens" else -1.0
-            top = max(sign * c.mean(col) for c in fit.values())
+            top = max(sign * c.mean(col) for c in d.candidates)  # the best at any latency: the budget's cost
             regret = round(top - sign * fit[name].mean(col), 6)
             if any(c.strategy == name for c in best):
                 held += 1
