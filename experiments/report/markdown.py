@@ -59,17 +59,16 @@ def _ship_block(df, cells: Sequence[Decision]) -> list[str]:
 
 
 def _decision_table(cells: Sequence[Decision]) -> str:
-    lines = ["| source | budget | n | decided on | tied for best (first metric) | recommended | latency class | why |"
-             " not compared |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| source | budget | n | decided on | tied for best (first metric) | recommended | why | not compared |",
+             "|---|---|---|---|---|---|---|---|"]
     for d in cells:
         budget = budget_text(d.budget) + ("" if d.near_dup is None else
                                           ", no dedupe" if d.near_dup == "off" else f", dedupe {d.near_dup}")
         order = " > ".join(metric_name(col) for col, _, _ in d.stages) or "none"
         pick = f"**{d.pick.strategy}**" if d.pick else "none"
-        latency = class_text(d.pick.latency) if d.pick else ""
         gone = "; ".join(f"{s} ({r})" for s, r in d.excluded)
         grey = "; ".join(f"~~{s}~~ ({r})" for s, r in d.out_of_domain)
-        lines.append(f"| {d.source} | {budget} | {d.n} | {order} | {', '.join(d.tied) or ''} | {pick} | {latency} | "
+        lines.append(f"| {d.source} | {budget} | {d.n} | {order} | {', '.join(d.tied) or ''} | {pick} | "
                      f"{_esc(d.why)} | {'; '.join(x for x in (gone, grey) if x) or ''} |")
     return "\n".join(lines) + "\n"
 
