@@ -68,7 +68,7 @@ def _cell(df, d: Decision) -> dict:
 
 
 def _ship(df, lines: Sequence[ShipLine], cells: Sequence[Decision]) -> list[dict]:
-    params = strategy_parameters(df)
+    params = strategy_parameters(df) if not df.empty else {}
     out = []
     for ln in lines:
         sources = {d.source for d in cells if d.domain == ln.domain}
