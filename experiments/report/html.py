@@ -20,7 +20,7 @@ import numpy as np
 from .decision import Decision, class_text, metric_name
 from .frame import budget_text, measured, strategy_parameters
 from .html_page import PAGE
-from .ship import ShipLine, best_order, cell_text
+from .ship import ShipLine, cell_text, ship_settings
 
 __all__ = ["report_html"]
 
@@ -71,12 +71,12 @@ def _ship(df, lines: Sequence[ShipLine], cells: Sequence[Decision]) -> list[dict
     params = strategy_parameters(df) if not df.empty else {}
     out = []
     for ln in lines:
-        sources = {d.source for d in cells if d.domain == ln.domain}
+        dedupe, order = ship_settings(df, ln, cells) if ln.strategy else ("", "")
         regret = None if ln.regret is None else ("none" if ln.regret[0] <= 0 else
                                                  f"{ln.regret[0]:.3f} {ln.regret[1]} ({ln.regret[2]})")
         out.append({"domain": ln.domain, "latency": class_text(ln.latency), "strategy": ln.strategy,
                     "params": params.get(ln.strategy, "") if ln.strategy else "",
-                    "order": (best_order(df, ln.strategy, sources) or "") if ln.strategy else "",
+                    "dedupe": dedupe, "order": order,
                     "held": f"{ln.held} of {ln.cells} cells", "regret": regret or "",
                     "losses": "; ".join(ln.losses) or "none"})
     return out

@@ -47,13 +47,13 @@ function ship() {
     box.appendChild(el("h3", {}, dom));
     const t = el("table", {"class": "ship"});
     const head = el("tr");
-    for (const h of ["latency budget (CPU per call)", "ship", "parameters", "order", "best or tied-best",
+    for (const h of ["latency budget (CPU per call)", "ship", "parameters", "dedupe", "order", "best or tied-best",
                      "worst regret", "loses in"]) head.appendChild(el("th", {}, h));
     t.appendChild(head);
     for (const l of D.ship.filter(x => x.domain === dom)) {
       const tr = el("tr");
-      const cells = l.strategy ? [l.latency, l.strategy, l.params, l.order, l.held, l.regret, l.losses]
-                               : [l.latency, "nothing fits every cell", "", "", "", "", ""];
+      const cells = l.strategy ? [l.latency, l.strategy, l.params, l.dedupe, l.order, l.held, l.regret, l.losses]
+                               : [l.latency, "nothing fits every cell", "", "", "", "", "", ""];
       cells.forEach((c, k) => { const td = el("td", {}, c); if (k === 1) td.style.fontWeight = "600"; tr.appendChild(td); });
       t.appendChild(tr);
     }

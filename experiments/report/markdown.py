@@ -9,7 +9,7 @@ from typing import Any
 
 from .decision import DELTA, LATENCY_MARGIN, MIN_INSTANCES, Decision, class_text, metric_name
 from .frame import budget_text, measured, strategy_parameters
-from .ship import best_order, cell_text, ship_lines
+from .ship import cell_text, ship_lines, ship_settings
 from .tables import detail, markdown_table, order_table
 
 __all__ = ["summary_markdown", "decision_sections", "DECISION_END"]
@@ -44,9 +44,7 @@ def _ship_block(df, cells: Sequence[Decision]) -> list[str]:
             if ln.strategy is None:
                 md.append(f"| {class_text(ln.latency)} | nothing fits every cell | | | | | | |")
                 continue
-            rows = df[(df["choice"] == ln.strategy) & df["source"].isin(sources)]
-            dedupe = ", ".join(sorted(rows["near_dup_key"].unique(), key=lambda k: (k == "off", k)))
-            order = best_order(df, ln.strategy, set(sources)) or ", ".join(sorted(rows["order_choice"].unique()))
+            dedupe, order = ship_settings(df, ln, cells)
             value, metric, where = ln.regret
             regret = "none" if value <= 0 else f"{value:.3f} {metric} ({where})"
             md.append(f"| {class_text(ln.latency)} | **{ln.strategy}** | {_esc(params.get(ln.strategy, ''))} | "

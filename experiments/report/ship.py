@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .decision import LATENCY_CLASSES, Decision, metric_name, rank, simplicity, slower
 from .frame import budget_text
 
-__all__ = ["ShipLine", "ship_lines", "cell_text", "best_order"]
+__all__ = ["ShipLine", "ship_lines", "cell_text", "best_order", "ship_settings"]
 
 
 @dataclass(frozen=True)
@@ -110,3 +110,12 @@ def best_order(df, strategy: str, sources: set[str]) -> str | None:
     top = means.max()
     good = sorted((o for o, v in means.items() if v >= top - 0.001), key=lambda o: (o != "original", o))
     return str(good[0])
+
+
+def ship_settings(df, line: ShipLine, cells) -> tuple[str, str]:
+    """(dedupe settings, order) of a line's strategy on its domain's sources, as the block shows them."""
+    sources = {d.source for d in cells if d.domain == line.domain}
+    rows = df[(df["choice"] == line.strategy) & df["source"].isin(sources)]
+    dedupe = ", ".join(sorted(rows["near_dup_key"].unique(), key=lambda k: (k == "off", k)))
+    order = best_order(df, line.strategy, sources) or ", ".join(sorted(rows["order_choice"].unique()))
+    return dedupe, order
