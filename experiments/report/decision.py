@@ -233,8 +233,6 @@ def _decide(source, budget, nd, rows, inst) -> Decision:
     metrics = [c for c, _, _ in QUALITY if cands and all(
         (c == "utility_share" and p["utility"].notna().all()) or (c in p and p[c].notna().all())
         for _, p, _ in cands)]
-    if "answer_recall" in metrics and "score_ratio" not in metrics:
-        metrics.remove("answer_recall")  # never happens with harness rows; guards a partial frame
     best_utility = np.max([p["utility"].to_numpy(dtype=float) for _, p, _ in cands], axis=0) if \
         "utility_share" in metrics else None
     built = []
@@ -252,9 +250,9 @@ def _decide(source, budget, nd, rows, inst) -> Decision:
     common = dict(source=source, budget=budget, near_dup=nd, domain=domain, instances=universe,
                   metrics=tuple(metrics), candidates=tuple(built), excluded=tuple(excluded),
                   out_of_domain=tuple(out_dom))
-    if not built:
+    if not built or not metrics:
         return Decision(**common, stages=(), versus={}, pick=None, why="no strategy for this source measured every "
-                        "run")
+                        "run" if not built else "no quality metric was measured")
     if len(universe) < MIN_INSTANCES:
         return Decision(**common, stages=(), versus={}, pick=None,
                         why=f"not enough instances to decide (n={len(universe)}; at least {MIN_INSTANCES} needed)")
