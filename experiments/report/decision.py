@@ -26,6 +26,7 @@ same on a busy machine.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -156,7 +157,7 @@ def rank(cands, metrics) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict, 
         best = min(left, key=lambda c: (-sign * c.mean(col), simplicity(c.strategy)))
         keep = []
         for c in left:
-            iv = paired_interval(c.values[col], best.values[col])
+            iv = _paired(c.values[col], best.values[col])
             versus[(c.strategy, col)] = iv
             if c is best or sign * (iv.high if sign > 0 else iv.low) >= -DELTA:
                 keep.append(c)
@@ -169,7 +170,18 @@ def rank(cands, metrics) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict, 
 
 def slower(a: Candidate, b: Candidate) -> bool:
     """Step 3's relation: `a` is in a higher latency class than `b` and surely `LATENCY_MARGIN` x slower."""
-    return a.latency > b.latency and ratio_interval(a.cpu_ms, b.cpu_ms).low > LATENCY_MARGIN
+    return a.latency > b.latency and _ratio_low(a.cpu_ms, b.cpu_ms) > LATENCY_MARGIN
+
+
+# The ship block ranks each cell again per latency budget: the same pairs, so their intervals are kept.
+@functools.lru_cache(maxsize=1 << 16)
+def _paired(a: tuple[float, ...], b: tuple[float, ...]) -> Interval:
+    return paired_interval(a, b)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ratio_low(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    return ratio_interval(a, b).low
 
 
 def _fmt(iv: Interval) -> str:
