@@ -47,6 +47,8 @@ class Source(Component):
     """
 
     kind: ClassVar[str] = "family"  # "family" (synthetic) or "corpus" (real data)
+    # What the instances are: "knapsack", "retrieval" or "chat" (`strategies.base.DOMAINS`).
+    DOMAIN: ClassVar[str] = "retrieval"
 
     def instances(self, seed: int) -> Iterator[Instance]:
         """Yield the instances for `seed`, deterministically."""

@@ -209,6 +209,7 @@ class Measured:
         groups: Ground-truth duplicate groups of the instance, or None.
         answers: Answer-bearing candidate ids, or None.
         curve: The position-attention curve of the config.
+        cpu_seconds: Process CPU time of each repeated call (empty when not measured).
     """
 
     packing: Packing
@@ -219,6 +220,7 @@ class Measured:
     groups: Mapping[str, str] | None
     answers: frozenset[str] | None
     curve: str | Sequence[float]
+    cpu_seconds: tuple[float, ...] = ()
 
     @cached_property
     def chosen(self) -> list[Item]:
@@ -299,6 +301,12 @@ ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
     Metric("seconds_median", lambda m: float(np.median(m.seconds)),
            (Aggregate("runtime_median_ms", "median", 1e3), Aggregate("runtime_p95_ms", "p95", 1e3)),
            "median wall time of the repeated pack calls", "s", (0.0, None), _LO),
+    Metric("cpu_seconds_median", lambda m: float(np.median(m.cpu_seconds)) if m.cpu_seconds else None,
+           (Aggregate("cpu_median_ms", "median", 1e3),), "median process CPU time of the repeated pack calls",
+           "s", (0.0, None), _LO),
+    # The least CPU time of the repeats: interference only ever adds time, so the minimum moves least with load.
+    Metric("cpu_seconds_min", lambda m: float(min(m.cpu_seconds)) if m.cpu_seconds else None, (),
+           "least process CPU time of the repeated pack calls (what latency classes rest on)", "s", (0.0, None), _LO),
     Metric("seconds_p95", lambda m: float(np.percentile(m.seconds, 95)), (),
            "95th percentile wall time of the repeated pack calls", "s", (0.0, None), _LO),
     Metric("leak_items", lambda m: m.leakage["leak_items"], (),

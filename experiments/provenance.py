@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 __all__ = ["REPO_ROOT", "provenance", "git_commit", "relative_to_repo", "code_fingerprint", "run_code", "code_changes",
-           "CODE_PARTS"]
+           "CODE_PARTS", "machine", "load_average"]
 
 # The code behind a row, part by part: what chose (strategy), arranged (order), built the instance
 # (source), scored it (metrics), removed duplicates (dedupe), filled leftover room (fill) and gave the
@@ -64,6 +64,37 @@ def provenance() -> dict[str, object]:
         "cpus": os.cpu_count(),
         "started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def _cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:  # Linux; elsewhere platform's answer
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages, or None where the system has none."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def machine() -> dict[str, object]:
+    """What the manifest records about the machine, so runtimes can be judged later.
+
+    Returns:
+        ``cpu_model``, ``cores`` (logical CPUs), ``cores_usable`` (this process's CPU affinity) and
+        ``load_start`` (`load_average` now).
+    """
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(), "cores_usable": usable,
+            "load_start": load_average()}
 
 
 def relative_to_repo(path: str | Path) -> str:

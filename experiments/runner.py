@@ -168,6 +168,7 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
 def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, executor: Executor,
          console: Console, config_path: str | Path | None) -> dict[str, Any]:
     from .corpora import data_notes
+    from .provenance import load_average, machine
     from .provenance import provenance as current_provenance
     from .provenance import relative_to_repo
     from .report import write_report
@@ -182,7 +183,8 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
         "runs_redone_code_changed": sum(state.redone_code.values()),
         "runs_redone_because": dict(state.redone_code.most_common()),
         "runs_dropped_partial_lines": store.dropped_lines, "workers": executor.workers,
-        "executor": executor.name, "provenance": prov, "data": data_notes(config), "status": "running",
+        "executor": executor.name, "provenance": prov, "machine": machine(), "data": data_notes(config),
+        "status": "running",
     }
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     todo = sum(len(pu) for pu in state.pending)
@@ -191,10 +193,12 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
     try:
         _execute(config, state.pending, executor, prov, store, console, todo)
     except BaseException:
+        manifest["machine"]["load_end"] = load_average()
         manifest.update(status="interrupted")
         write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
         raise
     counts = Counter(status for (status,) in store.index(("status",)).values())
+    manifest["machine"]["load_end"] = load_average()  # before the report: the load the runs saw
     manifest.update(status="complete", status_counts=dict(sorted(counts.items())),
                     finished_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     # From runs.parquet (exported in blocks, chosen ids and provenance left out): a million rows fit.

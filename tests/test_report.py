@@ -34,9 +34,11 @@ ROWS = [
 ]
 
 
-def test_summary_aggregates_per_source_budget_strategy():
+def test_summary_is_tidy_one_line_per_variant_budget_dedupe_order_strategy():
     s = summarise(ROWS)
-    assert list(s["source"]) == ["pisinger(cls=a)", "pisinger(cls=b)"]  # only varying params label a source
+    assert list(s.columns[:8]) == ["source", "p_cls", "p_n", "budget", "near_dup", "dedupe", "order", "strategy"]
+    assert list(s["source"]) == ["pisinger", "pisinger"] and list(s["p_cls"]) == ["a", "b"]  # variants: columns
+    assert list(s["order"]) == ["original", "lost_in_middle"] and list(s["p_n"]) == [10, 10]
     a = s.iloc[0]
     assert (a["runs"], a["ok"], a["skipped"], a["timeout"], a["error"]) == (4, 3, 1, 0, 0)
     assert a["ratio_mean"] == pytest.approx(0.7) and a["ratio_worst"] == pytest.approx(0.5)
@@ -61,16 +63,18 @@ def test_order_table_and_markdown():
     assert set(zip(t["order"], t["order_efficiency_mean"])) == {("original", 1.0), ("lost_in_middle", 0.5)}
     md = markdown_table(summarise(ROWS))
     lines = md.splitlines()
-    assert lines[0].startswith("| source | budget | strategy |") and lines[1].startswith("|---|")
-    assert len(lines) == 4 and "| pisinger(cls=a) | 100 | greedy | 4 | 3 |" in lines[2]
+    assert lines[0].startswith("| source | p_cls | p_n | budget | near_dup | dedupe | order | strategy |")
+    assert len(lines) == 4 and "| pisinger | a | 10 | 100 | 0.8 |  | original | greedy | 4 | 3 |" in lines[2]
 
 
 def test_write_report_writes_every_plot_even_without_measured_rows(tmp_path):
     written = write_report(tmp_path, [row(run_id="x", status="error", reason="boom", score_ratio=None)])
     names = sorted(p.name for p in written)
-    assert names == sorted(["summary.csv", "summary.md"] + [f"{p}.png" for p in PLOTS])
+    assert names == sorted(["summary.csv", "summary.parquet", "summary.md", "report.html"]
+                          + [f"{p}.png" for p in PLOTS])
     assert all(p.stat().st_size > 0 and p.read_bytes()[:4] != b"" for p in written)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written if p.suffix == ".png")
+    assert all(p.read_bytes()[:4] == b"PAR1" for p in written if p.suffix == ".parquet")
     md = (tmp_path / "summary.md").read_text()
     assert "| 100 tokens | greedy | 1 | 0 | 1 |" in md  # runs, ok, error (all-zero counts left out)
     assert "- 1 x error: pisinger / greedy: boom" in md and "No run was measured." in md
@@ -140,77 +144,10 @@ def test_relative_to_repo_never_returns_machine_paths(tmp_path, monkeypatch):
     assert relative_to_repo(outside) == "file.toml"
 
 
-# ---- the decision-first report ----
+# ---- labels and panels (the decision itself: tests/test_decision*.py) ----
 
-from hypothesis import given
-from hypothesis import strategies as st
-
-from packbench.experiments.report import Candidate, decisions, pareto_front
 from packbench.experiments.report.frame import budget_text, frame
 from packbench.experiments.report.plots.costs import runtime_panels
-
-
-def cand(name, quality, p95, ratio=None):
-    return Candidate(name, quality, p95, quality if ratio is None else ratio, quality, "exact", 0)
-
-
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6)), min_size=1, max_size=9))
-def test_pareto_front_is_exactly_the_undominated_set(points):
-    cands = [cand(f"s{k}", q / 5, float(t)) for k, (q, t) in enumerate(points)]
-    front = pareto_front(cands)
-
-    def dominates(a, b):
-        return a.quality >= b.quality and a.p95_ms <= b.p95_ms and (a.quality > b.quality or a.p95_ms < b.p95_ms)
-
-    assert {c.strategy for c in front} == {c.strategy for c in cands if not any(dominates(o, c) for o in cands)}
-    assert [c.p95_ms for c in front] == sorted(c.p95_ms for c in front)  # fastest first
-    qualities = [c.quality for c in front]
-    assert all(a <= b for a, b in zip(qualities, qualities[1:]))  # slower members must be better
-
-
-def cell_rows(source="pisinger", budget=0.2, near_dup=None, **strategies):
-    """Rows of one cell: strategy -> list of (score_ratio, seconds) or a status string."""
-    rows = []
-    for strat, runs in strategies.items():
-        for k, run in enumerate(runs):
-            base = {"run_id": f"{source}{budget}{near_dup}{strat}{k}", "source": source, "strategy": strat,
-                    "strategy_label": strat, "budget_spec": budget, "near_dup": near_dup, "seed": k,
-                    "instance": f"seed={k}", "p_cls": None, "p_n": None}
-            if isinstance(run, str):
-                rows.append(row(**base, status=run, reason="refused", score_ratio=None, seconds_median=None))
-            else:
-                ratio, secs, *recall = run
-                rows.append(row(**base, score_ratio=ratio, seconds_median=secs,
-                                answer_recall=recall[0] if recall else None))
-    return rows
-
-
-def test_pick_is_the_fastest_within_tolerance_and_says_why():
-    rows = cell_rows(greedy=[(0.97, 0.0001)] * 4, greedy_best_single=[(0.998, 0.0002)] * 4,
-                     exact_dp=[(1.0, 0.01)] * 4, prefix=[(0.9, 0.00005)] * 4)
-    (d,) = decisions(frame(rows))
-    assert d.quality_name == "score ratio"
-    assert [c.strategy for c in d.front] == ["prefix", "greedy", "greedy_best_single", "exact_dp"]
-    assert d.pick.strategy == "greedy_best_single"  # within 0.005 of the best, 50x faster than exact_dp
-    assert "best exact_dp 1.000 costs 10 ms for +0.002" in d.why
-
-
-def test_latency_ties_go_to_quality_and_incomplete_strategies_do_not_compete():
-    rows = cell_rows(fptas=[(0.999, 0.0100)] * 4, exact_dp=[(1.0, 0.0110)] * 4,
-                     exact=[(1.0, 0.0001)] * 3 + ["skipped"])
-    (d,) = decisions(frame(rows))
-    assert d.excluded == ("exact",)  # fastest, but one run was refused
-    assert d.pick.strategy == "exact_dp"  # 10% slower than fptas is a tie; the higher quality wins
-
-
-def test_answer_recall_is_the_quality_where_labelled_and_thresholds_are_separate_cells():
-    rows = (cell_rows(source="nq_open", budget=512, near_dup=0.8, greedy=[(0.9, 0.001, 1.0)] * 2,
-                      exact=[(1.0, 0.002, 0.0)] * 2)
-            + cell_rows(source="nq_open", budget=512, near_dup=None, greedy=[(0.9, 0.001, 0.0)] * 2,
-                        exact=[(1.0, 0.002, 1.0)] * 2))
-    cells = decisions(frame(rows))
-    assert [(d.near_dup, d.quality_name, d.pick.strategy) for d in cells] == [
-        ("0.8", "answer recall", "greedy"), ("off", "answer recall", "exact")]
 
 
 def test_labels_show_only_parameters_that_vary():
@@ -223,18 +160,6 @@ def test_labels_show_only_parameters_that_vary():
     assert budget_text("natural") == "natural"
 
 
-def test_summary_md_opens_with_the_decision_and_has_units(tmp_path):
-    rows = cell_rows(greedy=[(0.97, 0.0001)] * 2, exact_dp=[(1.0, 0.01)] * 2)
-    write_report(tmp_path, rows)
-    md = (tmp_path / "summary.md").read_text()
-    lines = md.splitlines()
-    assert lines[0] == "# e: which strategy to ship"
-    table = next(k for k, line in enumerate(lines) if line.startswith("| source | budget | quality | Pareto set"))
-    assert table < 6 and "| pisinger | 20% of tokens | score ratio |" in lines[table + 2]
-    assert "**exact_dp**" in lines[table + 2]
-    assert "runtime p95 (ms)" in md and "leak tokens mean (share of tokens)" in md and "ratio mean (ratio)" in md
-
-
 def test_runtime_panels_keep_dedupe_settings_apart_and_need_a_size_range():
     rows = []
     for n, nd in ((40, 0.8), (160, 0.8), (40, None), (160, None)):
@@ -243,12 +168,3 @@ def test_runtime_panels_keep_dedupe_settings_apart_and_need_a_size_range():
     panels = runtime_panels(frame(rows))
     assert [(s, nd, sorted(p["n_candidates"])) for s, nd, p in panels] == [
         ("retrieval", "0.8", [40, 160]), ("retrieval", "off", [40, 160])]
-
-
-def test_equal_answer_recall_is_decided_by_the_score_ratio():
-    rows = cell_rows(source="nq_open", budget=512, prefix=[(0.86, 0.0010, 1.0)] * 2,
-                     greedy=[(0.95, 0.0011, 1.0)] * 2, exact=[(1.0, 0.0030, 1.0)] * 2)
-    (d,) = decisions(frame(rows))
-    assert [c.strategy for c in d.front] == ["prefix", "greedy", "exact"]  # same recall, better ratio: kept
-    assert d.pick.strategy == "greedy" and "mean score ratio 0.950" in d.why  # a latency tie with prefix
-    assert "best exact" in d.why

@@ -57,7 +57,7 @@ def test_smoke_config_end_to_end(tmp_path):
         text = (out / name).read_text()
         assert str(REPO_ROOT) not in text and str(tmp_path) not in text
     summary = (out / "summary.csv").read_text().splitlines()
-    assert summary[0].startswith("source,budget,strategy,runs,ok,")
+    assert summary[0].startswith("source,p_") and ",budget,near_dup,dedupe,order,strategy,runs,ok," in summary[0]
 
 
 def test_resume_after_a_half_written_line_loses_and_duplicates_nothing(tmp_path):

@@ -34,6 +34,7 @@ class Astromesh(PeerStrategy):
     """
 
     name = "astromesh"
+    DOMAINS = frozenset({"retrieval"})
     peer = "astromesh-context"
     extra, modules = "peers-astromesh", ("astromesh_context",)
     PARAMS = MappingProxyType({

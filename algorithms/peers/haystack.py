@@ -58,6 +58,7 @@ class HaystackLITM(PeerStrategy):
     """
 
     name = "haystack_litm"
+    DOMAINS = frozenset({"retrieval"})
     peer = "haystack-ai"
     extra, modules = _EXTRA, _MODULES
     PARAMS = MappingProxyType({
@@ -90,6 +91,7 @@ class HaystackLITMTokens(PeerStrategy):
     """
 
     name = "haystack_litm_tokens"
+    DOMAINS = frozenset({"retrieval"})
     peer = "haystack-ai"
     extra, modules = _EXTRA, _MODULES
 

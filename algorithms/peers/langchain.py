@@ -58,6 +58,7 @@ class LangChainTrim(PeerStrategy):
     """
 
     name = "langchain_trim"
+    DOMAINS = frozenset({"chat"})
     peer = "langchain-core"
     extra, modules = _EXTRA, ("langchain_core",)
     PARAMS = MappingProxyType({
@@ -93,6 +94,7 @@ class LangChainRedundantFilter(PeerStrategy):
     """
 
     name = "langchain_redundant"
+    DOMAINS = frozenset({"retrieval"})
     peer = "langchain-community"
     extra, modules = _EXTRA, _MODULES
     PARAMS = MappingProxyType({
@@ -125,6 +127,7 @@ class LangChainMMR(PeerStrategy):
     """
 
     name = "langchain_mmr"
+    DOMAINS = frozenset({"retrieval"})
     peer = "langchain-community"
     extra, modules = _EXTRA, ("langchain_core",)
     PARAMS = MappingProxyType({

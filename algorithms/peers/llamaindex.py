@@ -40,6 +40,7 @@ class LlamaIndexMemory(PeerStrategy):
     """
 
     name = "llamaindex_memory"
+    DOMAINS = frozenset({"chat"})
     peer = "llama-index-core"
     extra, modules = _EXTRA, ("llama_index.core",)
     PARAMS = MappingProxyType({

@@ -90,6 +90,7 @@ class Priompt(PeerStrategy):
     """
 
     name = "priompt"
+    DOMAINS = frozenset({"retrieval", "chat"})
     peer = "priompt"
     extra, modules = "peers-priompt", ("priompt",)
     PARAMS = MappingProxyType({

@@ -34,6 +34,7 @@ class Pyversity(PeerStrategy):
     """
 
     name = "pyversity"
+    DOMAINS = frozenset({"retrieval"})
     peer = "pyversity"
     extra, modules = "peers-pyversity", ("pyversity",)
     PARAMS = MappingProxyType({

@@ -36,6 +36,7 @@ class TokenPack(PeerStrategy):
     """
 
     name = "tokenpack"
+    DOMAINS = frozenset({"retrieval"})
     peer = "tokenpack-rag"
     extra, modules = "peers", ("tokenpack.selectors",)
     install = "pip install --no-deps 'tokenpack-rag>=0.1.2'"

@@ -11,13 +11,17 @@ from typing import Any, ClassVar
 from ..component import Component
 from ..items import Item, Problem, Selection
 
-__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection", "isolated_problem", "item_copy"]
+__all__ = ["Strategy", "Refused", "StrategyContractError", "check_selection", "isolated_problem", "item_copy",
+           "DOMAINS"]
 
 # Float sums of the same scores in another order differ by a few ulps: a bound this close below the
 # score is rounding, not a broken promise.
 _BOUND_SLACK = 1e-9
 # The relative gap up to which solvers call a choice optimal (CP-SAT, B&B and the FPTAS use 1e-9 or less).
 _OPTIMAL_SLACK = 1e-6
+
+# The kinds of source a strategy can be meant for (a source declares one as its ``DOMAIN``).
+DOMAINS = frozenset({"knapsack", "retrieval", "chat"})
 
 
 class StrategyContractError(RuntimeError):
@@ -184,6 +188,8 @@ class Strategy(Component):
     # Only peer adapters set this: `pack` then reports a choice over the room (``over_budget``,
     # ``info["over_tokens"]``) instead of raising, because the overflow is the peer's measured behaviour.
     may_exceed_budget: ClassVar[bool] = False
+    # The source domains this strategy is meant for: the report recommends it only on those.
+    DOMAINS: ClassVar[frozenset[str]] = DOMAINS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

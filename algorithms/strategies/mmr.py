@@ -66,6 +66,7 @@ class MMR(Strategy):
     """
 
     name = "mmr"
+    DOMAINS = frozenset({"retrieval"})  # diversity among retrieved passages
     PARAMS = MappingProxyType({
         "lam": Param(0.7, real_in(0.0, 1.0), "relevance weight; 1 = score order, 0 = diversity only"),
         "similarity": Param("jaccard", check_similarity,

@@ -18,6 +18,7 @@ class Prefix(Strategy):
     """
 
     name = "prefix"
+    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
 
     def select(self, problem: Problem) -> Selection:
         cands = problem.candidates

@@ -55,6 +55,7 @@ class Recency(Strategy):
     """
 
     name = "recency"
+    DOMAINS = frozenset({"chat"})  # a chat-history policy: on other sources its wins are input order
     PARAMS = MappingProxyType({
         "contiguous": Param(True, boolean(), "stop at the first message group that does not fit"),
         "group_by": Param("tools", one_of("tools", "source"),

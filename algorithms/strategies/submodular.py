@@ -256,6 +256,7 @@ class Submodular(Strategy):
     """
 
     name = "submodular"
+    DOMAINS = frozenset({"retrieval"})  # diversity among retrieved passages
     PARAMS = MappingProxyType({
         "lam": Param(0.5, real_in(0.0, 100.0), "weight of the facility-location coverage term"),
         "r": Param(1.0, real_in(0.0, 2.0), "greedy ratio gain / tokens**r (the 0.405 bound needs r = 1)"),

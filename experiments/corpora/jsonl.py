@@ -263,6 +263,7 @@ def instances_from_records(records: Sequence[tuple[str, str, Any]], encoding: st
 
 class _FileCorpus(Source):
     kind = "corpus"
+    DOMAIN = "retrieval"
     FORMAT = ""
     PARAMS = MappingProxyType({
         "path": Param(None, _path_param, "the corpus file (required; relative to the working directory)"),

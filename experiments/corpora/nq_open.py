@@ -148,6 +148,7 @@ class NQOpen(Source):
 
     name = "nq_open"
     kind = "corpus"
+    DOMAIN = "retrieval"
     PARAMS = MappingProxyType({
         "n_questions": Param(200, int_in(1, 100_000), "questions per seed"),
         "top_k": Param(20, int_in(1, 10_000), "retrieved candidates per question"),

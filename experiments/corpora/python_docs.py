@@ -50,6 +50,7 @@ class PythonDocs(Source):
 
     name = "python_docs"
     kind = "corpus"
+    DOMAIN = "retrieval"
     PARAMS = MappingProxyType({
         "n_queries": Param(40, int_in(1, 100_000), "topics asked per seed"),
         "top_k": Param(20, int_in(1, 10_000), "BM25 candidates per query"),

@@ -94,6 +94,7 @@ class Conversation(Source):
 
     name = "conversation"
     kind = "family"
+    DOMAIN = "chat"
     PARAMS = MappingProxyType({
         "turns": Param(12, int_in(1, 10_000), "user turns before the final question"),
         "tool_rate": Param(0.35, real_in(0.0, 1.0), "probability that a turn calls a tool"),

@@ -147,6 +147,7 @@ class PisingerHard(Source):
 
     name = "pisinger_hard"
     kind = "family"
+    DOMAIN = "knapsack"
     PARAMS = MappingProxyType({
         "cls": Param("spanner_uncorrelated", one_of(*HARD_CLASSES), "Pisinger hard class"),
         "n": Param(50, int_in(1, 100_000), "number of candidates"),
@@ -190,6 +191,7 @@ class Jooken(Source):
 
     name = "jooken"
     kind = "family"
+    DOMAIN = "knapsack"
     PARAMS = MappingProxyType({
         "n": Param(400, int_in(2, 100_000), "number of candidates"),
         "c": Param(10**6, int_in(1, 10**12), "knapsack capacity (the natural budget)"),

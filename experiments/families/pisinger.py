@@ -95,6 +95,7 @@ class Pisinger(Source):
 
     name = "pisinger"
     kind = "family"
+    DOMAIN = "knapsack"
     PARAMS = MappingProxyType({
         "cls": Param("uncorrelated", one_of(*PISINGER_CLASSES), "Pisinger class"),
         "n": Param(50, int_in(1, 100_000), "number of candidates"),

@@ -75,6 +75,7 @@ class Retrieval(Source):
 
     name = "retrieval"
     kind = "family"
+    DOMAIN = "retrieval"
     PARAMS = MappingProxyType({
         "n": Param(100, int_in(2, 100_000), "chunks per instance"),
         "sources": Param(8, int_in(1, 10_000), "source documents"),

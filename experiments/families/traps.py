@@ -66,6 +66,7 @@ class Traps(Source):
 
     name = "traps"
     kind = "family"
+    DOMAIN = "knapsack"
     PARAMS = MappingProxyType({
         "trap": Param("density", one_of(*TRAPS), "which trap"),
         "W": Param(1000, int_in(2, 10**7), "budget of the density trap"),

@@ -1,54 +1,95 @@
-"""Which strategy to ship: the Pareto set over (quality, p95 latency) per source x budget, and a pick.
+"""Which strategy to ship, per cell: quality with paired intervals, then latency classes, then simplicity.
 
-A *cell* is one source (all its parameter combinations), one budget and, when
-the source was run at several dedupe thresholds, one threshold (score ratios
-under different thresholds divide by different optima, so they are not
-compared). Quality is the mean answer recall where the source has answer
-labels, else the mean score ratio; latency is the 95th percentile over the
-cell's runs of each run's median wall time. Only strategies whose every run in
-the cell was measured (``ok`` or ``timeout``) compete.
+A *cell* is one source, one budget and, where the source swept it, one dedupe
+threshold. Its instances are the source's parameter combinations x seeds x
+instances; a strategy competes when it is meant for the source's domain
+(`Strategy.DOMAINS` vs `Source.DOMAIN`), every one of its runs was measured,
+it stayed within the budget and it ran on every instance of the cell.
 
-The pick: among the Pareto set, the fastest strategy whose quality is within
-`TOLERANCE` of the best, where p95 latencies within `LATENCY_TIE` of the
-fastest count as equal (then the higher quality, then the higher mean score
-ratio wins); its reason names the quality, the latency, the worst score ratio
-and what the best-quality strategy costs.
+The rule (docs/decisions.md), using only quality columns and CPU-time classes:
+
+1. Fewer than `MIN_INSTANCES` instances: no pick ("not enough instances").
+2. For each declared quality metric (`QUALITY`, in order; those the cell
+   measured): the best mean wins; a strategy is *tied for best* when the 95%
+   paired bootstrap interval of its per-instance difference to the best
+   reaches within `DELTA` of zero. Only the tied go on to the next metric, so a
+   saturated metric (every strategy at recall 1) hands over to the next.
+3. Among the strategies left: the lowest latency class (`LATENCY_CLASSES`,
+   CPU time per call), where a strategy is slower only when its class is
+   higher *and* the paired interval of its CPU-time ratio lies above
+   `LATENCY_MARGIN`.
+4. Then the first in the declared simplicity order (`SIMPLICITY`).
+
+No timing figure enters the text: only classes, so the decision reads the
+same on a busy machine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .frame import aggregate, budget_sort, measured
+import numpy as np
 
-__all__ = ["TOLERANCE", "LATENCY_TIE", "Candidate", "Decision", "pareto_front", "decisions"]
+from .domains import source_domain, strategy_domains
+from .frame import budget_sort, measured
+from .stats import Interval, paired_interval, ratio_interval
 
-TOLERANCE = 0.005  # quality within half a percentage point of the best counts as "as good"
-LATENCY_TIE = 1.25  # p95 latencies within 25% of each other count as equal
+__all__ = ["QUALITY", "DELTA", "MIN_INSTANCES", "LATENCY_CLASSES", "LATENCY_MARGIN", "SIMPLICITY", "Candidate",
+           "Decision", "decisions", "latency_class", "class_text", "rank", "simplicity", "slower", "metric_name"]
+
+# Declared quality metrics, in the order the decision falls back through them: (row column, name, higher is better).
+QUALITY = (("answer_recall", "answer recall", True), ("score_ratio", "score ratio", True),
+           ("leak_tokens", "duplicate share", False), ("utility_share", "position-weighted utility", True))
+DELTA = 0.001  # a mean difference this small is no difference (every quality metric lies in [0, 1])
+MIN_INSTANCES = 5
+LATENCY_CLASSES = (0.1, 1.0, 10.0)  # upper bounds, ms of CPU per call; the last class is "above 10 ms"
+LATENCY_MARGIN = 1.25  # a higher class counts only when the paired CPU ratio is surely above this
+SIMPLICITY = ("prefix", "greedy", "greedy_best_single", "recency", "fptas", "exact_dp", "exact", "bnb", "cpsat",
+              "mmr", "submodular")
+
+
+def simplicity(strategy: str) -> tuple[int, str]:
+    """Sort key of the declared simplicity order (packbench's own first, then by name)."""
+    base = strategy.partition("(")[0]
+    return (SIMPLICITY.index(base) if base in SIMPLICITY else len(SIMPLICITY), strategy)
+
+
+def latency_class(ms: float) -> int:
+    """Index of the smallest class holding `ms` (len(LATENCY_CLASSES) for the open top class)."""
+    return next((k for k, bound in enumerate(LATENCY_CLASSES) if ms <= bound), len(LATENCY_CLASSES))
+
+
+def class_text(k: int) -> str:
+    """A class for readers: ``<= 0.1 ms``, ..., ``> 10 ms`` (CPU per call)."""
+    return f"≤ {LATENCY_CLASSES[k]:g} ms" if k < len(LATENCY_CLASSES) else f"> {LATENCY_CLASSES[-1]:g} ms"
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One strategy's figures in a cell.
+    """One strategy in a cell, with its per-instance values (aligned to `Decision.instances`).
 
     Attributes:
-        strategy: Short strategy label.
-        quality: Mean answer recall or mean score ratio.
-        p95_ms: 95th percentile of the per-run median runtimes, in ms.
-        ratio_mean: Mean score ratio.
-        ratio_worst: Worst score ratio.
+        strategy: Strategy label (parameters that vary included).
+        name: Registered strategy name.
+        values: Quality metric column -> per-instance values.
+        cpu_ms: Per-instance CPU ms per call (least of the repeats; median over orders).
+        latency: Latency class index of the median of `cpu_ms`.
         ratio_kind: ``exact`` or ``certified_lower_bound``.
-        timeouts: Runs stopped at their time limit.
+        timeouts: Runs stopped at their limit.
     """
 
     strategy: str
-    quality: float
-    p95_ms: float
-    ratio_mean: float
-    ratio_worst: float
+    name: str
+    values: Mapping[str, tuple[float, ...]]
+    cpu_ms: tuple[float, ...]
+    latency: int
     ratio_kind: str | None
     timeouts: int
+
+    def mean(self, metric: str) -> float:
+        return float(np.round(np.mean(self.values[metric]), 12))
 
 
 @dataclass(frozen=True)
@@ -59,91 +100,179 @@ class Decision:
         source: Source name.
         budget: Budget key.
         near_dup: Dedupe threshold key, or None when the source used one setting.
-        quality_name: ``"answer recall"`` or ``"score ratio"``.
-        candidates: Every eligible strategy.
-        front: The Pareto set, fastest first.
-        pick: The recommended strategy.
-        why: One sentence saying why.
-        excluded: Strategies left out because some of their runs were skipped or failed.
+        domain: The source's domain.
+        instances: The cell's instance keys, sorted.
+        metrics: The quality metrics that applied, in order (column names).
+        candidates: The competing strategies, in simplicity order.
+        stages: Per metric: (column, best strategy, strategies tied for best).
+        versus: (strategy, column) -> interval of its difference to that stage's best.
+        pick: The recommended strategy, or None.
+        why: One sentence saying why (no timing figure).
+        excluded: (strategy, reason) for in-domain strategies that could not compete.
+        out_of_domain: (strategy, reason) for strategies not meant for this source.
     """
 
     source: str
     budget: str
     near_dup: str | None
-    quality_name: str
+    domain: str
+    instances: tuple[str, ...]
+    metrics: tuple[str, ...]
     candidates: tuple[Candidate, ...]
-    front: tuple[Candidate, ...]
+    stages: tuple[tuple[str, str, tuple[str, ...]], ...]
+    versus: Mapping[tuple[str, str], Interval]
     pick: Candidate | None
     why: str
-    excluded: tuple[str, ...]
+    excluded: tuple[tuple[str, str], ...]
+    out_of_domain: tuple[tuple[str, str], ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.instances)
+
+    @property
+    def tied(self) -> tuple[str, ...]:
+        """Strategies tied for best on the first quality metric."""
+        return self.stages[0][2] if self.stages else ()
+
+    @property
+    def quality_name(self) -> str:
+        return metric_name(self.metrics[0]) if self.metrics else "quality"
 
 
-def _q(value: float) -> float:
-    return round(float(value), 4)  # float noise (0.99999999 vs 1.0) is not a difference
+def metric_name(column: str) -> str:
+    return next(name for col, name, _ in QUALITY if col == column)
 
 
-def _key(c: Candidate) -> tuple[float, float]:
-    """Quality, with the mean score ratio breaking ties of answer recall (a no-op when quality is the ratio)."""
-    return (_q(c.quality), _q(c.ratio_mean))
+def _higher(column: str) -> bool:
+    return next(h for col, _, h in QUALITY if col == column)
 
 
-def pareto_front(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates no other one beats on both quality (higher) and p95 latency (lower), fastest first.
+def rank(cands, metrics) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict, list]:
+    """The quality stages of step 2: (stages, intervals versus each stage's best, the strategies left)."""
+    left = sorted(cands, key=lambda c: simplicity(c.strategy))
+    stages, versus = [], {}
+    for col in metrics:
+        sign = 1.0 if _higher(col) else -1.0
+        best = min(left, key=lambda c: (-sign * c.mean(col), simplicity(c.strategy)))
+        keep = []
+        for c in left:
+            iv = _paired(c.values[col], best.values[col])
+            versus[(c.strategy, col)] = iv
+            if c is best or sign * (iv.high if sign > 0 else iv.low) >= -DELTA:
+                keep.append(c)
+        stages.append((col, best.strategy, tuple(c.strategy for c in keep)))
+        left = keep
+        if len(left) == 1:
+            break
+    return stages, versus, left
 
-    Quality compares as (quality, mean score ratio), so among strategies with
-    equal answer recall the one with the higher score ratio is not dominated
-    by a faster one with a lower ratio.
-    """
-    front = []
-    for c in candidates:
-        dominated = any(_key(o) >= _key(c) and o.p95_ms <= c.p95_ms and (_key(o) > _key(c) or o.p95_ms < c.p95_ms)
-                        for o in candidates)
-        if not dominated:
-            front.append(c)
-    return sorted(front, key=lambda c: (c.p95_ms, tuple(-k for k in _key(c)), c.strategy))
+
+def slower(a: Candidate, b: Candidate) -> bool:
+    """Step 3's relation: `a` is in a higher latency class than `b` and surely `LATENCY_MARGIN` x slower."""
+    return a.latency > b.latency and _ratio_low(a.cpu_ms, b.cpu_ms) > LATENCY_MARGIN
 
 
-def _ms(value: float) -> str:
-    return f"{value:.2g} ms" if value < 10 else f"{value:,.0f} ms"
+# The ship block ranks each cell again per latency budget: the same pairs, so their intervals are kept.
+@functools.lru_cache(maxsize=1 << 16)
+def _paired(a: tuple[float, ...], b: tuple[float, ...]) -> Interval:
+    return paired_interval(a, b)
 
 
-def _why(pick: Candidate, best: Candidate, quality_name: str) -> str:
-    exact = "" if pick.ratio_kind == "exact" else " (certified lower bound)"
-    ratio = "" if quality_name == "score ratio" else f", mean score ratio {pick.ratio_mean:.3f}"
-    text = (f"mean {quality_name} {pick.quality:.3f}{ratio} at p95 {_ms(pick.p95_ms)}; "
-            f"worst score ratio {pick.ratio_worst:.3f}{exact}")
-    if best.strategy != pick.strategy:
-        gap = best.quality - pick.quality
-        text += (f"; best {best.strategy} {best.quality:.3f} costs {_ms(best.p95_ms)}"
-                 + (f" for +{gap:.3f}" if gap >= 0.0005 else ""))
-    if pick.timeouts:
-        text += f"; {pick.timeouts} run(s) stopped at the time limit"
+@functools.lru_cache(maxsize=1 << 16)
+def _ratio_low(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    return ratio_interval(a, b).low
+
+
+def _fmt(iv: Interval) -> str:
+    return f"{iv.mean:+.3f} [{iv.low:+.3f}, {iv.high:+.3f}]"
+
+
+def _why(stages, versus, left, pick, n) -> str:
+    col, best, tied = stages[0]
+    name, sign = metric_name(col), (1.0 if _higher(col) else -1.0)
+    if len(tied) == 1:
+        others = sorted(((s, iv) for (s, c), iv in versus.items() if c == col and s != best),
+                        key=lambda sv: (-sign * sv[1].mean, simplicity(sv[0])))
+        return f"best {name} (n={n})" + (f"; next {others[0][0]} {_fmt(others[0][1])}" if others else "")
+    text = f"{len(tied)} tied for best {name} (n={n})"
+    for col2, best2, tied2 in stages[1:]:
+        text += (f"; of those, {len(tied2)} tied on {metric_name(col2)}" if len(tied2) > 1
+                 else f"; of those, {best2} best on {metric_name(col2)}")
+    if len(left) > 1:
+        others = [c for c in left if c is not pick]
+        text += ("; then the fastest latency class" if all(slower(o, pick) for o in others)
+                 else "; then the simplest of those not slower (declared order)")
     return text
 
 
-def _decide(source: str, budget: str, near_dup: str | None, part) -> Decision:
-    has_recall = "answer_recall_mean" in part and part["answer_recall_mean"].notna().any()
-    quality_col, quality_name = (("answer_recall_mean", "answer recall") if has_recall
-                                 else ("ratio_mean", "score ratio"))
-    # A strategy that went over the budget (a peer's own overflow) is never recommended: it wins by cheating.
-    within = part["budget_violations"].fillna(0) == 0 if "budget_violations" in part else True
-    eligible = part[(part["ok"] + part["timeout"] == part["runs"]) & part[quality_col].notna()
-                    & part["runtime_p95_ms"].notna() & within]
-    excluded = tuple(sorted(set(part["strategy"]) - set(eligible["strategy"])))
-    cands = tuple(Candidate(str(r.strategy), float(getattr(r, quality_col)), float(r.runtime_p95_ms),
-                            float(r.ratio_mean), float(r.ratio_worst), r.ratio_kind, int(r.timeout))
-                  for r in eligible.itertuples(index=False))
-    front = tuple(pareto_front(cands))
-    if not front:
-        return Decision(source, budget, near_dup, quality_name, cands, front, None, "no strategy measured every run",
-                        excluded)
-    best = max(front, key=lambda c: (_key(c), -c.p95_ms))
-    good = [c for c in front if c.quality >= best.quality - TOLERANCE]
-    fastest = min(c.p95_ms for c in good)
-    # Latencies within LATENCY_TIE of the fastest are noise on a shared machine: quality, then ratio, decide.
-    pick = max((c for c in good if c.p95_ms <= fastest * LATENCY_TIE), key=lambda c: (_key(c), -c.p95_ms))
-    return Decision(source, budget, near_dup, quality_name, cands, front, pick, _why(pick, best, quality_name),
-                    excluded)
+def _instance_frame(df):
+    """Measured rows -> one row per cell x strategy x instance: quality columns and CPU ms."""
+    ok = measured(df)
+    cpu = ok["cpu_seconds_min"].where(ok["cpu_seconds_min"].notna(), ok["seconds_median"]) * 1e3
+    ok = ok.assign(_cpu=cpu, _inst=ok["source_label"].astype(str) + "|" + ok["seed"].astype(str) + "|"
+                   + ok["instance"].astype(str))
+    cols = {c: "mean" for c, _, _ in QUALITY if c in ok and c != "utility_share"}
+    cols.update(utility="mean", _cpu="median")
+    keys = ["source", "budget_key", "_nd", "choice", "strategy", "_inst"]
+    # Sorted first: the same rows in any order (workers append as they finish) give the same sums.
+    ok = ok.sort_values(keys + ["order_choice"], kind="stable")
+    return ok.groupby(keys, sort=True)[list(cols)].agg(cols).reset_index()
+
+
+def _decide(source, budget, nd, rows, inst) -> Decision:
+    domain = source_domain(source)
+    universe = tuple(sorted(inst["_inst"].unique()))
+    out_dom, excluded, cands = [], [], []
+    names = dict(zip(rows["choice"], rows["strategy"]))
+    for choice in sorted(names, key=simplicity):
+        doms = strategy_domains(names[choice])
+        if domain not in doms:
+            out_dom.append((choice, f"meant for {', '.join(sorted(doms))}"))
+            continue
+        mine = rows[rows["choice"] == choice]
+        bad = int((~mine["status"].isin(["ok", "timeout"])).sum())
+        over = int(mine["budget_violation"].fillna(False).astype(bool).sum()) if "budget_violation" in mine else 0
+        part = inst[inst["choice"] == choice].set_index("_inst").reindex(universe)
+        if bad:
+            excluded.append((choice, f"{bad} of {len(mine)} runs skipped or failed"))
+        elif over:
+            excluded.append((choice, f"over the budget in {over} runs"))
+        elif part["_cpu"].isna().any():
+            excluded.append((choice, f"ran on {int(part['_cpu'].notna().sum())} of {len(universe)} instances"))
+        else:
+            cands.append((choice, part, mine))
+    metrics = [c for c, _, _ in QUALITY if cands and all(
+        (c == "utility_share" and p["utility"].notna().all()) or (c in p and p[c].notna().all())
+        for _, p, _ in cands)]
+    best_utility = np.max([p["utility"].to_numpy(dtype=float) for _, p, _ in cands], axis=0) if \
+        "utility_share" in metrics else None
+    built = []
+    for choice, p, mine in cands:
+        values = {c: tuple(np.round(p[c].to_numpy(dtype=float), 12)) for c in metrics if c != "utility_share"}
+        if best_utility is not None:
+            u = p["utility"].to_numpy(dtype=float)
+            values["utility_share"] = tuple(np.round(np.where(best_utility > 0, u / np.where(
+                best_utility > 0, best_utility, 1.0), 1.0), 12))
+        cpu = tuple(float(x) for x in p["_cpu"])
+        kinds = set(mine["ratio_kind"].dropna())
+        built.append(Candidate(choice, names[choice], values, cpu, latency_class(float(np.median(cpu))),
+                               None if not kinds else "exact" if kinds == {"exact"} else "certified_lower_bound",
+                               int((mine["status"] == "timeout").sum())))
+    common = dict(source=source, budget=budget, near_dup=nd, domain=domain, instances=universe,
+                  metrics=tuple(metrics), candidates=tuple(built), excluded=tuple(excluded),
+                  out_of_domain=tuple(out_dom))
+    if not built or not metrics:
+        return Decision(**common, stages=(), versus={}, pick=None, why="no strategy for this source measured every "
+                        "run" if not built else "no quality metric was measured")
+    if len(universe) < MIN_INSTANCES:
+        return Decision(**common, stages=(), versus={}, pick=None,
+                        why=f"not enough instances to decide (n={len(universe)}; at least {MIN_INSTANCES} needed)")
+    stages, versus, left = rank(built, metrics)
+    fastest = [c for c in left if not any(slower(c, o) for o in left)]
+    pick = min(fastest, key=lambda c: simplicity(c.strategy))
+    return Decision(**common, stages=tuple(stages), versus=versus, pick=pick,
+                    why=_why(stages, versus, left, pick, len(universe)))
 
 
 def decisions(df) -> list[Decision]:
@@ -156,10 +285,14 @@ def decisions(df) -> list[Decision]:
         return []
     swept = df.groupby("source")["near_dup_key"].nunique()
     df = df.assign(_nd=[k if swept[s] > 1 else "" for s, k in zip(df["source"], df["near_dup_key"])])
-    table = aggregate(df, ["source", "budget_key", "_nd", "choice"]).rename(columns={"choice": "strategy"})
+    inst = _instance_frame(df)
     out = []
-    for (source, budget, nd), part in table.groupby(["source", "budget_key", "_nd"], sort=False):
-        out.append(_decide(str(source), str(budget), nd or None, part))
+    by_cell = dict(list(inst.groupby(["source", "budget_key", "_nd"], sort=True)))
+    for (source, budget, nd), rows in df.groupby(["source", "budget_key", "_nd"], sort=True):
+        part = by_cell.get((source, budget, nd))
+        if part is None:
+            part = inst.iloc[:0]
+        out.append(_decide(str(source), str(budget), nd or None, rows, part))
     return sorted(out, key=lambda d: (d.source, budget_sort(d.budget), _threshold_key(d.near_dup)))
 
 

@@ -129,11 +129,13 @@ def aggregate(df, keys: Sequence[str]):
     """
     import pandas as pd
 
-    groups = df.groupby(list(keys), sort=False)
+    # dropna=False: a key that is missing for some rows (a parameter only one source has) is still a group.
+    groups = df.groupby(list(keys), sort=False, dropna=False)
     summary = groups.size().rename("runs").to_frame()
     for status in (Status.OK, Status.TIMEOUT, Status.SKIPPED, Status.ERROR):
-        summary[str(status)] = (df["status"] == status).groupby([df[k] for k in keys], sort=False).sum()
-    ok = measured(df).groupby(list(keys), sort=False)
+        summary[str(status)] = (df["status"] == status).groupby([df[k] for k in keys], sort=False,
+                                                                 dropna=False).sum()
+    ok = measured(df).groupby(list(keys), sort=False, dropna=False)
     for metric in ALL_METRICS.values():
         for agg in metric.aggregation:
             col = _agg(ok[metric.name], agg.how) if metric.name in df else pd.Series(dtype=float)

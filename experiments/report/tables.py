@@ -1,7 +1,8 @@
 """The tables: per source x budget x strategy summaries, utility per order, and markdown rendering.
 
-`summarise` is the full table of ``summary.csv`` (one line per source variant x
-budget x strategy, machine-readable column names); `detail` is the same per
+`summarise` is the tidy table of ``summary.csv``/``summary.parquet`` (one line
+per source x parameters x budget x near_dup x dedupe x order x strategy,
+machine-readable column names); `detail` is the same per
 source name, for ``summary.md``, with headers that carry their units. Every
 metric column comes from `metrics.ALL_METRICS`.
 """
@@ -23,25 +24,44 @@ def _as_frame(rows):
     return rows if hasattr(rows, "columns") and "choice" in rows else frame(rows)
 
 
-def _sorted(summary, source_col: str = "source"):
-    summary = summary.assign(_b=summary["budget"].map(budget_sort))
-    return summary.sort_values([source_col, "_b", "strategy"], kind="stable").drop(columns="_b").reset_index(drop=True)
+def _variant_columns(df) -> tuple[Any, list[str]]:
+    """`df` with each ``p_*`` column made groupable (numbers stay numbers, other values become text)."""
+    import pandas as pd
+
+    params = sorted(c for c in df.columns if c.startswith("p_"))
+    out = {}
+    for col in params:
+        values = df[col]
+        present = values[values.notna()]
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present)
+        out[col] = pd.to_numeric(values, errors="coerce") if numeric else values.map(
+            lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+    return df.assign(**out), params
 
 
 def summarise(rows: Sequence[Mapping[str, Any]] | Any):
-    """The per source variant x budget x strategy summary as a pandas DataFrame (empty without rows).
+    """The tidy summary as a pandas DataFrame (empty without rows): ``summary.csv`` and ``summary.parquet``.
 
-    Columns: source (with the parameters that vary), budget, strategy (with the
-    parameters that vary), ``runs`` and one count per status, then every
-    aggregate declared in `metrics.ALL_METRICS` over the measured rows.
+    One line per source x source parameters (one ``p_*`` column each) x budget
+    x near_dup x dedupe x order x strategy (with the parameters that vary), then
+    ``runs`` and one count per status, then every aggregate declared in
+    `metrics.ALL_METRICS` over the measured rows. Seeds and instances are
+    aggregated; nothing else is pooled.
     """
     import pandas as pd
 
     df = _as_frame(rows)
     if df.empty:
         return pd.DataFrame()
-    summary = aggregate(df, ["source_label", "budget_key", "choice"])
-    return _sorted(summary.rename(columns={"source_label": "source", "budget_key": "budget", "choice": "strategy"}))
+    df, params = _variant_columns(df)
+    if "dedupe" not in df:
+        df = df.assign(dedupe=None)
+    keys = ["source", *params, "budget_key", "near_dup_key", "dedupe", "order_choice", "choice"]
+    summary = aggregate(df, keys).rename(columns={"budget_key": "budget", "near_dup_key": "near_dup",
+                                                  "order_choice": "order", "choice": "strategy"})
+    summary = summary.assign(_b=summary["budget"].map(budget_sort))
+    order = ["source", *params, "_b", "near_dup", "order", "strategy"]
+    return summary.sort_values(order, kind="stable", na_position="first").drop(columns="_b").reset_index(drop=True)
 
 
 def headers() -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Quality figures: the Pareto view (quality vs p95 latency per cell) and score ratio vs budget per source."""
+"""Quality figures: the decision view (quality vs CPU latency per cell) and score ratio vs budget per source."""
 
 from __future__ import annotations
 
@@ -27,31 +27,32 @@ def _cell_title(d: Decision) -> str:
 
 
 def pareto(df, path: Path, style: dict[str, dict[str, Any]], cells: Sequence[Decision]) -> None:
-    """One panel per cell: every strategy at (p95 latency, quality), the Pareto set joined, the pick ringed."""
-    cells = [d for d in cells if d.candidates]
+    """One panel per cell: every strategy at (median CPU ms per call, mean first quality metric), the tied ringed."""
+    cells = [d for d in cells if d.candidates and d.metrics]
     if not cells:
-        save(empty_figure("Quality vs p95 latency", "no cell has a strategy with every run measured"), path)
+        save(empty_figure("Quality vs CPU latency", "no cell has a strategy with every run measured"), path)
         return
-    fig, axes = panel_grid(len(cells), "Quality vs p95 latency per source and budget: Pareto set joined, "
-                                       "recommended strategy ringed", cols=4, size=(4.4, 3.3))
+    fig, axes = panel_grid(len(cells), "Quality vs CPU time per call per source and budget: tied for best "
+                                       "ringed grey, recommended ringed black", cols=4, size=(4.4, 3.3))
     for ax, d in zip(axes, cells):
+        col = d.metrics[0]
+        xs = {c.strategy: max(float(np.median(c.cpu_ms)), 1e-4) for c in d.candidates}  # log axis: no 0
         for c in d.candidates:
-            on_front = c in d.front
-            ax.scatter(c.p95_ms, c.quality, s=44 if on_front else 26, alpha=1.0 if on_front else 0.7,
-                       label=c.strategy, zorder=3, edgecolors="none", **style[c.strategy])
-        xs = [c.p95_ms for c in d.front]
-        ys = [c.quality for c in d.front]
-        ax.step(xs, ys, where="post", color="0.3", lw=1.0, zorder=2)
-        log_axis(ax, [c.p95_ms for c in d.candidates])
+            ax.scatter(xs[c.strategy], c.mean(col), s=44 if c.strategy in d.tied else 26, label=c.strategy,
+                       zorder=3, edgecolors="none", **style[c.strategy])
+            if c.strategy in d.tied:
+                ax.scatter(xs[c.strategy], c.mean(col), s=120, facecolors="none", edgecolors="0.55", lw=1.0, zorder=4)
+        log_axis(ax, list(xs.values()))
         if d.pick is not None:
-            ax.scatter(d.pick.p95_ms, d.pick.quality, s=190, facecolors="none", edgecolors="black", lw=1.4, zorder=4)
+            x, y = xs[d.pick.strategy], d.pick.mean(col)
+            ax.scatter(x, y, s=190, facecolors="none", edgecolors="black", lw=1.4, zorder=4)
             low, high = ax.get_xlim()
-            right_half = np.log(d.pick.p95_ms) > (np.log(low) + np.log(high)) / 2  # label inside the panel
-            ax.annotate(d.pick.strategy, (d.pick.p95_ms, d.pick.quality), xytext=(-6 if right_half else 6, -13),
+            right_half = np.log(x) > (np.log(low) + np.log(high)) / 2  # label inside the panel
+            ax.annotate(d.pick.strategy, (x, y), xytext=(-6 if right_half else 6, -13),
                         textcoords="offset points", fontsize=8, ha="right" if right_half else "left")
-        _ylim(ax, "answer_recall" if d.quality_name == "answer recall" else "score_ratio")
+        _ylim(ax, col if col in ALL_METRICS else "score_ratio")
         ax.set_title(_cell_title(d), fontsize=9)
-        ax.set_xlabel("p95 runtime (ms, log scale)", fontsize=8)
+        ax.set_xlabel("median CPU time per call (ms, log scale)", fontsize=8)
         ax.set_ylabel(f"mean {d.quality_name}", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
