@@ -179,7 +179,7 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
     manifest: dict[str, Any] = {
         "experiment": config.name, "config_path": None if config_path is None else relative_to_repo(config_path),
         "config": config.model_dump(mode="json"), "reference": config.reference_name,
-        "seeds": list(config.seeds), "runs_total": state.total, "runs_resumed": state.resumed,
+        "seeds": config.model_dump(mode="json")["seeds"], "runs_total": state.total, "runs_resumed": state.resumed,
         "runs_redone_code_changed": sum(state.redone_code.values()),
         "runs_redone_because": dict(state.redone_code.most_common()),
         "runs_dropped_partial_lines": store.dropped_lines, "workers": executor.workers,

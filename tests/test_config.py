@@ -229,3 +229,17 @@ def test_dedupe_and_fill_take_import_paths_as_pack_does():
     assert "unknown fill 'nope'" in error_of(with_(fill="nope"))
     assert "cannot import module 'no_such_mod'" in error_of(with_(fill="no_such_mod:Fill"))
     assert parse_config(with_()).fill is None
+
+
+def test_loading_a_config_imports_neither_the_report_nor_the_gate():
+    import subprocess
+    import sys
+
+    from packbench.experiments.provenance import REPO_ROOT
+
+    code = ("import sys; from packbench.experiments.config import load_config; "
+            f"load_config({str(REPO_ROOT / 'configs' / 'budget_sweep.toml')!r}); "  # it names plots
+            "print(sorted(m for m in sys.modules if m.startswith(('packbench.experiments.report', "
+            "'packbench.experiments.gate'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

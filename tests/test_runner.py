@@ -213,3 +213,12 @@ def test_a_configured_fill_runs_in_every_run_and_has_its_own_run_ids(tmp_path):
     # The fill only adds: at least the tokens of the plain run, within the budget, somewhere more.
     assert all(plain[k]["tokens"] <= filled[k]["tokens"] <= filled[k]["budget"] for k in plain)
     assert any(plain[k]["tokens"] < filled[k]["tokens"] for k in plain)
+
+
+def test_the_manifest_keeps_a_seed_range_as_a_range(tmp_path):
+    cfg = parse_config({"name": "rng", "repeats": 1, "near_dup": "off", "reference": "exact_dp", "budgets": [0.5],
+                        "seeds": {"start": 2, "stop": 8, "step": 3}, "sources": [{"name": "traps"}],
+                        "strategies": ["greedy"]})
+    manifest = run_experiment(cfg, tmp_path / "rng", progress=False)
+    assert manifest["seeds"] == {"start": 2, "stop": 8, "step": 3}
+    assert sorted({r["seed"] for r in rows_of(tmp_path / "rng")}) == [2, 5]
