@@ -112,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
 
     out = work / "killed"
     lost_max = dup_total = torn_total = 0
-    kills = 0
-    for attempt in range(args.kills):
+    kills = progress_kills = 0
+    for _ in range(args.kills):
         before, _, _ = _rows(out)
         proc = subprocess.Popen(_command(cfg, out, args.workers, args.run_timeout), env=env, cwd=work,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -124,12 +124,14 @@ def main(argv: list[str] | None = None) -> int:
             proc.wait()
             kills += 1
         after, dup, torn = _rows(out)
+        progress_kills += len(after) > len(before) and proc.returncode != 0
         lost = sum(1 for rid in before if rid not in after)  # a row once written never goes away
         lost_max = max(lost_max, lost)
         dup_total += dup
         torn_total += torn
         if proc.returncode == 0:
             break
+    before_final, _, _ = _rows(out)
     final = subprocess.run(_command(cfg, out, args.workers, args.run_timeout), env=env, cwd=work,
                            check=False, capture_output=True, text=True)
     rows, dup, torn = _rows(out)
@@ -140,8 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     rogue_statuses = sorted({(r["strategy"], r["status"]) for r in rogue})
     plugin_differ = sum(1 for r in rogue if (r["status"], r["reason"]) != (reference[r["run_id"]]["status"],
                                                                            reference[r["run_id"]]["reason"]))
-    print(f"kills: {kills} SIGKILLs of the whole run (driver and workers), then one run to the end "
-          f"(exit {final.returncode})")
+    print(f"kills: {kills} SIGKILLs of the whole run (driver and workers) after 0.5-{args.max_wait:g} s each; "
+          f"{len(before_final)} of {len(reference)} rows were on disk when they stopped, {progress_kills} kills "
+          f"came after new rows had been written; then one run to the end (exit {final.returncode})")
     print(f"built-in rows: {len(builtin_ids)} expected, {missing} missing, {differ} differing from the "
           f"uninterrupted run (timings aside)")
     print(f"rows lost by a kill (written, then gone): {lost_max}; duplicated: {dup_total + dup}; torn lines "
