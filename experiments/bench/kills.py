@@ -88,9 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seeds", type=int, default=12)
-    parser.add_argument("--run-timeout", type=float, default=3.0, help="per-run limit (the hang costs this)")
-    parser.add_argument("--max-wait", type=float, default=6.0, help="longest wait before a kill (seconds)")
+    parser.add_argument("--seeds", type=int, default=60, help="seeds of the sweep (14 runs each)")
+    parser.add_argument("--run-timeout", type=float, default=1.5, help="per-run limit (the hang costs this)")
+    parser.add_argument("--max-wait", type=float, default=8.0, help="longest wait before a kill (seconds)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill times")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         proc = subprocess.Popen(_command(cfg, out, args.workers, args.run_timeout), env=env, cwd=work,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            proc.wait(rng.uniform(0.5, args.max_wait))
+            proc.wait(rng.uniform(1.0, args.max_wait))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)  # the driver and its workers, as an OOM killer or kill -9 would
             proc.wait()
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     rogue_statuses = sorted({(r["strategy"], r["status"]) for r in rogue})
     plugin_differ = sum(1 for r in rogue if (r["status"], r["reason"]) != (reference[r["run_id"]]["status"],
                                                                            reference[r["run_id"]]["reason"]))
-    print(f"kills: {kills} SIGKILLs of the whole run (driver and workers) after 0.5-{args.max_wait:g} s each; "
+    print(f"kills: {kills} SIGKILLs of the whole run (driver and workers) after 1-{args.max_wait:g} s each; "
           f"{len(before_final)} of {len(reference)} rows were on disk when they stopped, {progress_kills} kills "
           f"came after new rows had been written; then one run to the end (exit {final.returncode})")
     print(f"built-in rows: {len(builtin_ids)} expected, {missing} missing, {differ} differing from the "
