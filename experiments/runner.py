@@ -119,7 +119,7 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
         out_dir: Result directory.
         workers: Worker processes when `executor` is a name or None (1: serial).
         executor: An `Executor`, or "serial", "processes" or "dask"; None picks serial for one
-            worker, else processes.
+            worker unless the config names outside components, else (watched) processes.
         force: Delete the existing rows and start over.
         progress: Show progress (a bar on a terminal, else a periodic line).
         config_path: The config file, recorded relative to the repository.
@@ -161,7 +161,11 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
         if state.redone_note():
             console.note(state.redone_note())
         if executor is None or isinstance(executor, str):
-            executor = make_executor(executor or ("serial" if workers <= 1 else "processes"), workers)
+            from .outside import outside_components
+
+            # Outside code runs in a watched worker even with one worker (see executors.watched).
+            serial = workers <= 1 and not outside_components(config.model_dump(mode="json"))
+            executor = make_executor(executor or ("serial" if serial else "processes"), workers)
         return _run(config, out, store, state, executor, console, config_path)
 
 

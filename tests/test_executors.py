@@ -150,3 +150,49 @@ def test_a_scheduler_address_that_never_answers_ends_within_the_connect_timeout(
         assert time.monotonic() - start < 60
     finally:
         server.close()
+
+
+class _FakeClient:
+    """A Dask client whose cluster state the test controls (no cluster is started)."""
+
+    def __init__(self, workers=None, error=None, status="running"):
+        self.workers, self.error, self.status = workers or {}, error, status
+
+    def scheduler_info(self):
+        if self.error is not None:
+            raise self.error
+        return {"workers": self.workers}
+
+
+class _FakeFuture:
+    def __init__(self, exc):
+        self.exc = exc
+
+    def result(self):
+        raise self.exc
+
+
+def test_a_cluster_without_workers_or_scheduler_is_lost_with_one_line():
+    distributed = pytest.importorskip("distributed")
+    from concurrent.futures import CancelledError
+
+    from packbench.experiments.executors.dask import ClusterLost, DaskExecutor
+
+    executor = DaskExecutor(1, scheduler="tcp://10.0.0.5:8786")
+    executor.lost_after = 5.0
+    now = time.monotonic()
+    executor._check_cluster(_FakeClient({"w1": {}}), now)  # a worker: fine
+    executor._check_cluster(_FakeClient({}), now)  # none yet: waits up to lost_after
+    executor._no_workers_since = now - 10  # as if the last worker had gone 10 s ago
+    with pytest.raises(ClusterLost, match=r"^Dask cluster at tcp://10.0.0.5:8786 lost: no worker for 5 s; the "
+                                          r"rows written so far stay, rerun to resume$"):
+        executor._check_cluster(_FakeClient({}), now - 10)
+    with pytest.raises(ClusterLost, match="the scheduler does not answer"):
+        executor._check_cluster(_FakeClient(error=OSError("comm closed")), now)
+    with pytest.raises(ClusterLost, match="the connection to the scheduler closed"):
+        executor._check_cluster(_FakeClient({"w1": {}}, status="closed"), now)
+    cancelled = CancelledError("4 Futures cancelled for reason: scheduler-connection-lost.\nMessage: ...")
+    with pytest.raises(ClusterLost) as caught:
+        executor._result(_FakeFuture(cancelled), distributed)
+    assert "\n" not in str(caught.value) and "the connection to the scheduler was lost" in str(caught.value)
+    assert issubclass(ClusterLost, OSError)  # the CLI's exit 2 with a one-line message

@@ -88,9 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seeds", type=int, default=12)
-    parser.add_argument("--run-timeout", type=float, default=3.0, help="per-run limit (the hang costs this)")
-    parser.add_argument("--max-wait", type=float, default=6.0, help="longest wait before a kill (seconds)")
+    parser.add_argument("--seeds", type=int, default=60, help="seeds of the sweep (14 runs each)")
+    parser.add_argument("--run-timeout", type=float, default=1.5, help="per-run limit (the hang costs this)")
+    parser.add_argument("--max-wait", type=float, default=8.0, help="longest wait before a kill (seconds)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill times")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -112,24 +112,26 @@ def main(argv: list[str] | None = None) -> int:
 
     out = work / "killed"
     lost_max = dup_total = torn_total = 0
-    kills = 0
-    for attempt in range(args.kills):
+    kills = progress_kills = 0
+    for _ in range(args.kills):
         before, _, _ = _rows(out)
         proc = subprocess.Popen(_command(cfg, out, args.workers, args.run_timeout), env=env, cwd=work,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            proc.wait(rng.uniform(0.5, args.max_wait))
+            proc.wait(rng.uniform(1.0, args.max_wait))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)  # the driver and its workers, as an OOM killer or kill -9 would
             proc.wait()
             kills += 1
         after, dup, torn = _rows(out)
+        progress_kills += len(after) > len(before) and proc.returncode != 0
         lost = sum(1 for rid in before if rid not in after)  # a row once written never goes away
         lost_max = max(lost_max, lost)
         dup_total += dup
         torn_total += torn
         if proc.returncode == 0:
             break
+    before_final, _, _ = _rows(out)
     final = subprocess.run(_command(cfg, out, args.workers, args.run_timeout), env=env, cwd=work,
                            check=False, capture_output=True, text=True)
     rows, dup, torn = _rows(out)
@@ -140,8 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     rogue_statuses = sorted({(r["strategy"], r["status"]) for r in rogue})
     plugin_differ = sum(1 for r in rogue if (r["status"], r["reason"]) != (reference[r["run_id"]]["status"],
                                                                            reference[r["run_id"]]["reason"]))
-    print(f"kills: {kills} SIGKILLs of the whole run (driver and workers), then one run to the end "
-          f"(exit {final.returncode})")
+    print(f"kills: {kills} SIGKILLs of the whole run (driver and workers) after 1-{args.max_wait:g} s each; "
+          f"{len(before_final)} of {len(reference)} rows were on disk when they stopped, {progress_kills} kills "
+          f"came after new rows had been written; then one run to the end (exit {final.returncode})")
     print(f"built-in rows: {len(builtin_ids)} expected, {missing} missing, {differ} differing from the "
           f"uninterrupted run (timings aside)")
     print(f"rows lost by a kill (written, then gone): {lost_max}; duplicated: {dup_total + dup}; torn lines "

@@ -35,7 +35,6 @@ from __future__ import annotations
 import gzip
 import json
 import numbers
-import re
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -49,21 +48,13 @@ from packbench.algorithms.params import Param
 from packbench.algorithms.tokens import DEFAULT_ENCODING, check_encoding_param, count_tokens_batch
 
 from ..instances import Instance, Source
+from .limits import MAX_DEPTH, MAX_TEXT_CHARS, CorpusFileError, check_depth, check_text_size
 
 __all__ = ["JSONLCorpus", "ParquetCorpus", "CorpusFileError", "read_records", "instances_from_records",
            "MAX_DEPTH", "MAX_TEXT_CHARS"]
 
-# A record is an object holding a list of objects: 3 levels. The parser itself stops near Python's
-# recursion limit with a RecursionError that names nothing; this limit is checked first.
-MAX_DEPTH = 64
-MAX_TEXT_CHARS = 8_000_000
-
 _RECORD_KEYS = frozenset({"id", "query", "budget", "candidates"})
 _CANDIDATE_KEYS = frozenset({"id", "text", "score", "tokens", "pinned", "source", "dup_group", "has_answer"})
-
-
-class CorpusFileError(ValueError):
-    """A corpus file whose content is not a valid corpus (the message names file, line and field)."""
 
 
 def _path_param(owner: str, name: str, value: Any) -> str:
@@ -81,25 +72,6 @@ def _sample_param(owner: str, name: str, value: Any) -> int | None:
     return int(value)
 
 
-_BRACKETS = re.compile(r'[\[\]{}]|"(?:[^"\\]|\\.)*"')
-
-
-def _check_depth(line: str, where: str) -> None:
-    """Refuse a line nested deeper than `MAX_DEPTH` before parsing it (brackets inside strings skipped)."""
-    if line.count("[") + line.count("{") <= MAX_DEPTH:  # the usual case: cannot be that deep
-        return
-    depth = 0
-    for match in _BRACKETS.finditer(line):
-        token = match.group()
-        if token in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise CorpusFileError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels (at column "
-                                      f"{match.start() + 1}); a corpus record needs 3")
-        elif token in "]}":
-            depth -= 1
-
-
 def _read_jsonl(path: Path, label: str) -> list[tuple[str, str, Any]]:
     opener = gzip.open if path.name.endswith(".gz") else open
     records = []
@@ -108,7 +80,7 @@ def _read_jsonl(path: Path, label: str) -> list[tuple[str, str, Any]]:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
-                _check_depth(line, f"{label}:{lineno}")
+                check_depth(line, f"{label}:{lineno}")
                 try:
                     records.append((f"{label}:{lineno}", f"line={lineno}", json.loads(line)))
                 except json.JSONDecodeError as exc:
@@ -183,10 +155,7 @@ def _parse(where: str, record: Any) -> tuple[dict[str, Any], list[dict[str, Any]
         for key in ("id", "text", "score"):
             if cand.get(key) is None:
                 raise CorpusFileError(f"{where}: {field}: missing required field {key!r}")
-        if isinstance(cand["text"], str) and len(cand["text"]) > MAX_TEXT_CHARS:
-            raise CorpusFileError(f"{where}: {field} ({cand['id']!r}): text has {len(cand['text']):,} characters, "
-                                  f"over the limit of {MAX_TEXT_CHARS:,} (about two million tokens, more than "
-                                  f"any context window); split it into chunks")
+        check_text_size(f"{where}: {field} ({cand['id']!r})", cand["text"])
         _check_type(where, f"{field}.id", cand["id"], (str,), "a non-empty str")
         _check_type(where, f"{field}.text", cand["text"], (str,), "a str")
         _check_type(where, f"{field}.score", cand["score"], (numbers.Real,), "a number")
