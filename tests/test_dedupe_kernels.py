@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-from collections import Counter
 from unittest import mock
 
 import numpy as np
@@ -11,53 +9,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packbench.algorithms.dedupe import dedupe_indexed, dedupe_pairwise, exact, kernels, shingles, signature
-from packbench.algorithms.dedupe.compiled import text_word_ids
+from packbench.algorithms.dedupe import dedupe_indexed, dedupe_pairwise, exact, jaccard, kernels, shingles
 from packbench.experiments.bench.workloads import realistic_candidates
 from test_dedupe import _summary
 
-# Words the packed keys must tell apart: 8 bytes exactly, over 8 bytes sharing a prefix, a high byte
-# in the 8th place (no longer its own key), non-ASCII, upper case (equal to its lower case), a NUL inside.
-WORDS = ["abcdefgh", "abcdefghi", "abcdefghj", "abcdefgé", "naïve", "NAÏVE", "Москва", "x\x00y", "a", "A1",
-         "1", "", "!!", "αβγδεζηθικ", "abcdefg", "日本語"]
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), min_size=1, max_size=12))
-def test_word_ids_are_equal_exactly_for_equal_words(texts):
-    ids, lens, vocab = text_word_ids(texts)
-    sigs = [signature(t) for t in texts]
-    assert lens.tolist() == [len(s) for s in sigs]
-    flat = [w for s in sigs for w in s]
-    by_word: dict[str, int] = {}
-    for w, i in zip(flat, ids.tolist()):
-        assert by_word.setdefault(w, i) == i  # equal words, equal ids
-    assert len(set(by_word.values())) == len(by_word) and 0 <= min(ids, default=0) and max(ids) < vocab
-
-
-def test_word_table_grows_past_its_first_size():
-    rng = random.Random(2)
-    # 70,000 distinct words force the table (2^16 slots, at most half full) to be re-filed twice.
-    texts = [" ".join(f"w{rng.randrange(10**6)}x{k}" for _ in range(7)) for k in range(10_000)]
-    ids, lens, vocab = text_word_ids(texts)
-    assert vocab == len({w for t in texts for w in t.split()}) > 2**16
-    words = [w for t in texts for w in t.split()]
-    first = {}
-    assert all(first.setdefault(w, i) == i for w, i in zip(words, ids.tolist()))
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.integers(0, 2**31), st.sampled_from([10, 12, 20]))
-def test_unique_counts_never_exceed_the_unshared_shingles(seed, bits):
-    rng = random.Random(seed)
-    vocab = [f"v{k}" for k in range(rng.choice([4, 30, 300]))]
-    texts = [" ".join(rng.choices(vocab, k=rng.choice([1, 2, 3, rng.randint(4, 30)]))) for _ in range(30)]
-    ids, lens, _ = text_word_ids(texts)
-    once = kernels.unique_counts(ids, lens, bits)
-    sets = [shingles(signature(t)) for t in texts]
-    holders = Counter(s for sh in sets for s in sh)
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 6), max_size=9), min_size=1, max_size=14), st.integers(0, 3),
+       st.sampled_from([0.3, 0.5, 0.8, 1.0, 2 / 3, 0.75, 0.1]))
+def test_compiled_join_is_the_first_matching_anchor_by_the_definition(texts, n_pinned, threshold):
+    # `exact` gives a text without words one word of its own (its signature): so does this test.
+    texts = [t or [100 + k] for k, t in enumerate(texts)]
+    n_pinned = min(n_pinned, len(texts))
+    sets = [shingles(tuple(map(str, t))) for t in texts]
+    expected, anchors = [], []
     for k, sh in enumerate(sets):
-        assert once[k] <= sum(holders[s] == 1 for s in sh)
+        match = -1 if k < n_pinned else next((a for a in anchors if jaccard(sh, sets[a]) >= threshold), -1)
+        expected.append(match)
+        if match < 0:
+            anchors.append(k)
+    ids = np.array([w for t in texts for w in t], dtype=np.int64)
+    got = kernels.join(ids, np.array(list(map(len, texts)), dtype=np.int64), n_pinned, threshold, 1e-12)
+    assert got.tolist() == expected
 
 
 @pytest.mark.parametrize("threshold", [0.3, 0.5, 0.8, 0.95, 1.0])
@@ -80,4 +54,10 @@ def test_compiled_join_equals_the_numpy_path_on_a_larger_batch():
 
 def test_warm_up_runs_every_kernel():
     kernels.warm_up()
-    assert kernels.join(np.array([0, 1, 2, 0, 1, 2], np.int32), np.array([3, 3]), 0, 0.8, 1e-12).tolist() == [-1, 0]
+    ids, lens = np.array([0, 1, 2, 0, 1, 2, 3, 4, 5], np.int64), np.array([3, 3, 3], np.int64)
+    assert kernels.join(ids, lens, 0, 0.8, 1e-12).tolist() == [-1, 0, -1]
+    assert kernels.join(ids, lens, 2, 0.8, 1e-12).tolist() == [-1, -1, -1]  # pinned texts are never dropped
+
+
+def test_the_packed_vocabulary_bound_is_the_kernels_own():
+    assert exact._MAX_PACKED_VOCAB == kernels.MAX_PACKED_VOCAB

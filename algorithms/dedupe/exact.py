@@ -49,8 +49,7 @@ import numpy as np
 from ..items import Item
 from .anchors import join_anchors
 from .batch import candidate_pairs, resolve_partners, shared_counts
-from .compiled import decide_compiled
-from .filter import may_match, prefix_lengths
+from .filter import PREFIX_SLACK, may_match, prefix_lengths
 from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
@@ -63,9 +62,10 @@ __all__ = ["dedupe_indexed", "kept_flags_indexed", "JaccardJoin", "ExactAlias", 
 # anchors, does less work.
 _PAIRS_PER_TEXT = 16
 _PAIRS_BASE = 4096
-# The compiled kernels (`compiled`) decide whenever the vocabulary fits their packed shingles; the
-# numpy path below stays for larger vocabularies (and is tested on its own by switching this off).
+# The compiled join (`kernels.join`) runs whenever the vocabulary fits its packed trigrams; the numpy
+# joins below stay for larger vocabularies (and are tested on their own by switching this off).
 _COMPILED = True
+_MAX_PACKED_VOCAB = (1 << 21) - 2  # kernels.MAX_PACKED_VOCAB, here so that importing needs no numba
 
 
 def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
@@ -169,10 +169,6 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     """
     if not candidates:
         return np.zeros(0, dtype=bool), {}
-    if _COMPILED:
-        done = decide_compiled(candidates, anchors_first, threshold)
-        if done is not None:
-            return done
     n_pinned = len(anchors_first)
     # (A copy of the candidates list touches every item: only made when there are pinned ones.)
     inputs = anchors_first + candidates if anchors_first else candidates
@@ -215,6 +211,12 @@ def _join(ids: list[str], n_pinned: int, threshold: float, codes: np.ndarray,
     where the batch path knows them (None from the anchor loop).
     """
     word_ids, lens, vocab = dense_ids(codes, lens)
+    if _COMPILED and vocab <= _MAX_PACKED_VOCAB:
+        from . import kernels  # lazy: numba is imported (and the kernels loaded) only by a join that runs
+
+        partner = kernels.join(word_ids, lens, n_pinned, float(threshold), PREFIX_SLACK)
+        at = np.flatnonzero(partner >= 0)
+        return dict(zip(map(ids.__getitem__, at.tolist()), map(ids.__getitem__, partner[at].tolist()))), at
     sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
     ranks, owners = _prefix_entries(sizes_a, unshared, flat, bounds_a, threshold)
     pairs = candidate_pairs(ranks, owners, len(ids), _PAIRS_PER_TEXT * len(ids) + _PAIRS_BASE)
