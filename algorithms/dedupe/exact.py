@@ -62,10 +62,9 @@ __all__ = ["dedupe_indexed", "kept_flags_indexed", "JaccardJoin", "ExactAlias", 
 # anchors, does less work.
 _PAIRS_PER_TEXT = 16
 _PAIRS_BASE = 4096
-# The compiled join (`kernels.join`) runs whenever the vocabulary fits its packed trigrams; the numpy
-# joins below stay for larger vocabularies (and are tested on their own by switching this off).
+# The anchor loop runs compiled (`kernels.anchor_loop`); off, the Python loop of `anchors.join_anchors`
+# (the same answers; the tests run both).
 _COMPILED = True
-_MAX_PACKED_VOCAB = (1 << 21) - 2  # kernels.MAX_PACKED_VOCAB, here so that importing needs no numba
 
 
 def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
@@ -211,12 +210,6 @@ def _join(ids: list[str], n_pinned: int, threshold: float, codes: np.ndarray,
     where the batch path knows them (None from the anchor loop).
     """
     word_ids, lens, vocab = dense_ids(codes, lens)
-    if _COMPILED and vocab <= _MAX_PACKED_VOCAB:
-        from . import kernels  # lazy: numba is imported (and the kernels loaded) only by a join that runs
-
-        partner = kernels.join(word_ids, lens, n_pinned, float(threshold), PREFIX_SLACK)
-        at = np.flatnonzero(partner >= 0)
-        return dict(zip(map(ids.__getitem__, at.tolist()), map(ids.__getitem__, partner[at].tolist()))), at
     sizes_a, unshared, flat, bounds_a = shared_ranks(word_ids, lens, vocab)
     ranks, owners = _prefix_entries(sizes_a, unshared, flat, bounds_a, threshold)
     pairs = candidate_pairs(ranks, owners, len(ids), _PAIRS_PER_TEXT * len(ids) + _PAIRS_BASE)
@@ -228,6 +221,13 @@ def _join(ids: list[str], n_pinned: int, threshold: float, codes: np.ndarray,
         match = inter / union >= threshold
         partner = resolve_partners(n_pinned, earlier[match], later[match])
         return {ids[y]: ids[x] for y, x in partner.items()}, np.fromiter(partner, dtype=np.int64, count=len(partner))
+    if _COMPILED:
+        from . import kernels  # lazy: numba is imported (and the kernel loaded) only when the loop runs
+
+        partner = kernels.anchor_loop(flat, bounds_a, sizes_a, unshared, n_pinned, float(threshold), PREFIX_SLACK,
+                                      int(flat.max()) + 1 if len(flat) else 1)
+        at = np.flatnonzero(partner >= 0)
+        return dict(zip(map(ids.__getitem__, at.tolist()), map(ids.__getitem__, partner[at].tolist()))), at
     index_ranks, probe_ranks = _prefix_lists(ranks, owners, len(ids))
     sizes, bounds = sizes_a.tolist(), bounds_a.tolist()
     word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
