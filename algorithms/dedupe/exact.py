@@ -49,8 +49,7 @@ import numpy as np
 from ..items import Item
 from .anchors import join_anchors
 from .batch import candidate_pairs, resolve_partners, shared_counts
-from .compiled import decide_compiled
-from .filter import may_match, prefix_lengths
+from .filter import PREFIX_SLACK, may_match, prefix_lengths
 from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
@@ -63,8 +62,8 @@ __all__ = ["dedupe_indexed", "kept_flags_indexed", "JaccardJoin", "ExactAlias", 
 # anchors, does less work.
 _PAIRS_PER_TEXT = 16
 _PAIRS_BASE = 4096
-# The compiled kernels (`compiled`) decide whenever the vocabulary fits their packed shingles; the
-# numpy path below stays for larger vocabularies (and is tested on its own by switching this off).
+# The anchor loop runs compiled (`kernels.anchor_loop`); off, the Python loop of `anchors.join_anchors`
+# (the same answers; the tests run both).
 _COMPILED = True
 
 
@@ -169,10 +168,6 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     """
     if not candidates:
         return np.zeros(0, dtype=bool), {}
-    if _COMPILED:
-        done = decide_compiled(candidates, anchors_first, threshold)
-        if done is not None:
-            return done
     n_pinned = len(anchors_first)
     # (A copy of the candidates list touches every item: only made when there are pinned ones.)
     inputs = anchors_first + candidates if anchors_first else candidates
@@ -226,6 +221,13 @@ def _join(ids: list[str], n_pinned: int, threshold: float, codes: np.ndarray,
         match = inter / union >= threshold
         partner = resolve_partners(n_pinned, earlier[match], later[match])
         return {ids[y]: ids[x] for y, x in partner.items()}, np.fromiter(partner, dtype=np.int64, count=len(partner))
+    if _COMPILED:
+        from . import kernels  # lazy: numba is imported (and the kernel loaded) only when the loop runs
+
+        partner = kernels.anchor_loop(flat, bounds_a, sizes_a, unshared, n_pinned, float(threshold), PREFIX_SLACK,
+                                      int(flat.max()) + 1 if len(flat) else 1)
+        at = np.flatnonzero(partner >= 0)
+        return dict(zip(map(ids.__getitem__, at.tolist()), map(ids.__getitem__, partner[at].tolist()))), at
     index_ranks, probe_ranks = _prefix_lists(ranks, owners, len(ids))
     sizes, bounds = sizes_a.tolist(), bounds_a.tolist()
     word_bounds = np.concatenate([[0], np.cumsum(lens)]).tolist()
