@@ -332,8 +332,10 @@ ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
            (Aggregate("answer_recall_mean", "mean"),),
            "1 when an answer-bearing candidate is in the context (None when unlabelled)", "share", (0.0, 1.0), _HI),
     Metric("limit_kind", lambda m: m.packing.info.get("limit_kind"), (),
-           "how the solver's time limit is measured: wall (machine-dependent) or deterministic", "category", None),
+           "how the solver's time limit is measured: wall (machine-dependent), deterministic or work"
+           " (exact's work_limit)", "category", None),
     Metric("tie_break", lambda m: m.packing.info.get("tie_break"), (),
            "how `exact` chose among equal optima: lex (earliest candidates), pareto (the first the Pareto-list"
-           " DP proves) or none (the proving solver's set: it can differ between runs)", "category", None),
+           " DP proves), core (the expanding-core search's) or none (the proving solver's set: it can differ"
+           " between runs)", "category", None),
 )})

@@ -171,3 +171,18 @@ def test_exact_dp_refusal_names_other_exact_strategies():
     prob = _problem([5, 6, 7], [1.0, 2.0, 3.0], 10)
     with pytest.raises(ValueError, match="'exact'"):
         ExactDP(max_memory_mb=1e-9).select(prob)
+
+
+def test_work_limit_stops_the_search_the_same_way_on_every_run():
+    from packbench.experiments.bench.hard import hard_cases
+
+    (_, _, _, prob), = hard_cases([2000], 1, only=("spanner_weakly",))
+    runs = [Exact(work_limit=20_000, time_limit=600).select(prob) for _ in range(3)]
+    first = runs[0]
+    assert first.optimal is False and first.info["stopped"] == "work_limit" and first.info["limit_kind"] == "work"
+    assert all(r.indices == first.indices and r.info["core_work"] == first.info["core_work"] for r in runs)
+    score = sum(prob.candidates[k].score for k in first.indices)
+    assert sum(prob.candidates[k].tokens for k in first.indices) <= prob.room
+    assert score <= ExactDP().select(prob).upper_bound <= first.upper_bound
+    with pytest.raises(ValueError, match="work_limit"):
+        Exact(work_limit=-1)

@@ -24,6 +24,14 @@ __all__ = ["pareto_knapsack", "pareto_lex", "PARETO_STATE_BYTES"]
 PARETO_STATE_BYTES = 96
 # Float slack on bounds: a state is never pruned because its LP bound was computed a little low.
 _REL_TOL = 1e-9
+# One item's merge cannot be interrupted, and lists can double per item: stop before an item whose
+# merge, at this many times the last one's time, would end past the deadline.
+_NEXT_ITEM_FACTOR = 2.5
+
+
+def _past(deadline: float | None, last_item_sec: float) -> bool:
+    """True when the deadline has passed or the next item's merge would likely end past it."""
+    return deadline is not None and time.perf_counter() + _NEXT_ITEM_FACTOR * last_item_sec > deadline
 
 
 class _LPBound:
@@ -131,10 +139,13 @@ def pareto_knapsack(tokens: Sequence[int], profits: Sequence[float], room: int,
     offsets: list[int] = []
     n_nodes = 0
     proven = True
+    last, tick = 0.0, time.perf_counter()
     for k in np.lexsort((np.arange(n), -w)).tolist():  # heaviest first, ties by position
         if not len(W):
             break
-        if deadline is not None and time.perf_counter() > deadline:
+        now = time.perf_counter()
+        last, tick = now - tick, now
+        if _past(deadline, last):
             proven = False
             break
         lp.drop(k)
@@ -207,8 +218,11 @@ def pareto_lex(tokens: Sequence[int], profits: Sequence[float], room: int, targe
     W, P = np.zeros(1, dtype=np.int64), np.zeros(1)
     layers: list[tuple[np.ndarray, np.ndarray]] = [(W, P)]  # layers[i]: states of items n-i..n-1
     stored = 16
+    last, tick = 0.0, time.perf_counter()
     for k in range(n - 1, -1, -1):
-        if deadline is not None and time.perf_counter() > deadline:
+        now = time.perf_counter()
+        last, tick = now - tick, now
+        if _past(deadline, last):
             raise TimeoutError("pareto_lex: deadline passed")
         lp.drop(k)
         fit = W <= room - w[k]

@@ -94,9 +94,10 @@ class Exact(Strategy):
        together they are all taken.
     2. Dantzig-bound reduction against (greedy incumbent - 1): the items it
        fixes agree with *every* optimum, so only the free "core" is open.
-    3. The expanding-core search (`minknap`, compiled, Pisinger 1997) runs
-       first, for up to a fixed number of state visits (``work_limit`` when
-       set, else 10^8, some 3 s; 10^6 where most core items weigh over 1/64
+    3. A core whose capacity DP is estimated under 20 ms goes to that DP at
+       once (the canonical set in one pass). Otherwise the expanding-core
+       search (`minknap`, compiled, Pisinger 1997) runs, for up to a fixed
+       number of state visits (``work_limit`` when set, else 10^8, some 3 s; 10^6 where most core items weigh over 1/64
        of the room, as in Jooken's class, which the Pareto lists below prove
        faster): if it proves the optimum V, a reduction against V - 1 leaves
        a core, which the DP below settles where it is estimated under 20 ms;
@@ -106,9 +107,8 @@ class Exact(Strategy):
        states; past that the search's optimum stands in
        (``info["tie_break"] = "core"``), the same on every run: the search is
        deterministic and ran within a fixed work count.
-    4. Otherwise the core goes to the lexicographic DP (`dp_knapsack`) at once when its
-       estimated time is tiny. Where the Pareto lists look cheap, `pareto_lex`
-       then tries to find the canonical set in one pass, aiming at the greedy
+    4. Where the search runs out of work: where the Pareto lists look
+       cheap, `pareto_lex` tries to find the canonical set in one pass, aiming at the greedy
        profit (lists capped at a quarter of the DP's estimate; 64 MiB without
        the DP). Next OR-Tools branch and bound probes for a quarter of the
        DP's estimate; if it proves the optimum V, the DP picks the canonical
@@ -137,8 +137,8 @@ class Exact(Strategy):
     Params:
         time_limit: Total seconds for the solvers (default 60).
         max_memory_mb: Cap on everything the DP or the search's state lists allocate, in MiB (default 1024).
-        work_limit: State visits for the expanding-core search, the only stage then run (0: no
-            such limit; the search gets 10^8 and the other stages follow).
+        work_limit: State visits for the expanding-core search, the only stage then run besides a
+            tiny DP (0: no such limit; the search gets 10^8 and the other stages follow).
     """
 
     name = "exact"
@@ -193,16 +193,16 @@ class Exact(Strategy):
         core_w = tokens[core]
         if not core or int(core_w.sum()) <= red.room:
             return fixed + core, "reduction"
+        need, est = dp_cost(core_w, red.room)
+        info["dp_estimate"] = round(est, 6)
+        dp_fits = need <= cap
+        if dp_fits and est <= _DP_DIRECT_SEC:  # a tiny DP: the canonical set in one pass
+            return fixed + self._dp(core, tokens, profits, red.room, deadline, red.incumbent), "exact_dp"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
             return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
                                    lex_states=states), "minknap"
-        need, est = dp_cost(core_w, red.room)
-        info["dp_estimate"] = round(est, 6)
-        dp_fits = need <= cap
-        if dp_fits and est <= _DP_DIRECT_SEC:
-            return fixed + self._dp(core, tokens, profits, red.room, deadline, red.incumbent), "exact_dp"
         lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, _LEX_FIRST_SHARE)
         found = self._lex_first(core, tokens, profits, red, deadline, lex_bytes) if lex_bytes else None
         if found is not None:

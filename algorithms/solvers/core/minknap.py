@@ -155,6 +155,8 @@ def warm_up() -> None:
     seconds without it; call this before timing anything. Later calls cost microseconds.
     """
     from .kernel import surrogate_bound
+    from .lex import lex_first
 
     minknap([2, 3, 4], [3, 4, 5], 5)
+    lex_first([2, 3, 4], [3, 4, 5], 5, 7, 100)
     surrogate_bound(np.arange(1, 9), np.arange(1, 9) + 3, 12, 3, 0, 2)
