@@ -188,7 +188,8 @@ class Strategy(Component):
     # Only peer adapters set this: `pack` then reports a choice over the room (``over_budget``,
     # ``info["over_tokens"]``) instead of raising, because the overflow is the peer's measured behaviour.
     may_exceed_budget: ClassVar[bool] = False
-    # The source domains this strategy is meant for: the report recommends it only on those.
+    # The source domains this strategy is meant for: the report recommends it only on those (the default,
+    # every domain, is what score-maximising selection is for; policies such as recency declare fewer).
     DOMAINS: ClassVar[frozenset[str]] = DOMAINS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

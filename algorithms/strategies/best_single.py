@@ -26,7 +26,6 @@ class GreedyBestSingle(Strategy):
     """
 
     name = "greedy_best_single"
-    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
 
     def select(self, problem: Problem) -> Selection:
         cands, room = problem.candidates, problem.room

@@ -97,7 +97,6 @@ class BranchAndBound(Strategy):
     """
 
     name = "bnb"
-    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
     PARAMS = MappingProxyType({
         "time_limit": Param(10.0, real_in(0.0, lo_open=True), "seconds before the search is cut"),
     })

@@ -126,7 +126,6 @@ class CPSAT(Strategy):
     """
 
     name = "cpsat"
-    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
     PARAMS = MappingProxyType({
         "time_limit": Param(10.0, real_in(0.0, lo_open=True), "wall seconds, model building included"),
         "deterministic_time": Param(None, real_in(0.0, lo_open=True, allow_none=True),

@@ -33,7 +33,6 @@ class ExactDP(Strategy):
     """
 
     name = "exact_dp"
-    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
     PARAMS = MappingProxyType({
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
     })

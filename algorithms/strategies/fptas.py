@@ -90,7 +90,6 @@ class FPTAS(Strategy):
     """
 
     name = "fptas"
-    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
     PARAMS = MappingProxyType({
         "eps": Param(0.1, real_in(0.0, 1.0, lo_open=True, hi_open=True), "accuracy: score >= (1 - eps) * optimum"),
         "max_memory_mb": Param(256.0, real_in(0.0, lo_open=True), "cap on the DP decision bits (MiB)"),

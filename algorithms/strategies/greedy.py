@@ -182,7 +182,6 @@ class Greedy(Strategy):
     """
 
     name = "greedy"
-    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
 
     def select(self, problem: Problem) -> Selection:
         return bounded_selection(problem, greedy_fill(problem.candidates, problem.room))

@@ -18,7 +18,6 @@ class Prefix(Strategy):
     """
 
     name = "prefix"
-    DOMAINS = frozenset({"knapsack", "retrieval", "chat"})  # score-maximising selection: any scored items
 
     def select(self, problem: Problem) -> Selection:
         cands = problem.candidates

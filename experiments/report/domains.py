@@ -16,11 +16,12 @@ __all__ = ["source_domain", "strategy_domains"]
 @functools.lru_cache(maxsize=None)
 def source_domain(name: str) -> str:
     """The declared domain of source `name`."""
-    from ..config import registry
+    from ..corpora import CORPORA
+    from ..families import FAMILIES
     from ..instances import Source
 
-    try:
-        return str(registry("source").lookup(name).DOMAIN)
+    try:  # the registries themselves, not config's (config imports the report: no import circle)
+        return str(CORPORA.merged(FAMILIES, "family or corpus", group="packbench.sources").lookup(name).DOMAIN)
     except (ValueError, TypeError, ImportError):
         return Source.DOMAIN
 
@@ -28,11 +29,10 @@ def source_domain(name: str) -> str:
 @functools.lru_cache(maxsize=None)
 def strategy_domains(name: str) -> frozenset[str]:
     """The source domains strategy `name` is meant for."""
+    from packbench.algorithms import STRATEGIES
     from packbench.algorithms.strategies.base import DOMAINS
 
-    from ..config import registry
-
     try:
-        return frozenset(registry("strategy").lookup(name).DOMAINS)
+        return frozenset(STRATEGIES.lookup(name).DOMAINS)
     except (ValueError, TypeError, ImportError):
         return DOMAINS

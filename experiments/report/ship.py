@@ -5,7 +5,7 @@ strategy *fits* a cell when its class is at most L, or when it is not surely
 slower (`decision.slower`) than a strategy of the cell that is: near a class
 bound the paired comparison decides, not the bound. A strategy is a candidate
 for L in a domain when it fits every decided cell of the domain; in each cell
-the fitting strategies are ranked on quality as in `decision.rank`. The pick
+the candidates (only they) are ranked on quality as in `decision.rank`. The pick
 is the candidate that is best or tied-best in the most cells, then the one with
 the smallest worst-case regret (the best mean of the cell's first quality
 metric at any latency, minus its own: what the latency budget costs), then the
@@ -58,19 +58,20 @@ def _fits(c, cands, level: int) -> bool:
 
 
 def _line(domain: str, level: int, cells: list[Decision], undecided: tuple[str, ...]) -> ShipLine:
+    fits = [{c.strategy: c for c in d.candidates if _fits(c, d.candidates, level)} for d in cells]
+    names = set.intersection(*(set(f) for f in fits)) if fits else set()
+    # Each cell compares only the strategies that fit the budget in every cell of the domain: one that fits
+    # here but not elsewhere cannot be shipped, so it does not decide who holds this cell.
+    ranked = [(d, rank([f[s] for s in sorted(names)], d.metrics)[2] if names else []) for d, f in zip(cells, fits)]
     scores: dict[str, list] = {}
-    fitting_cells = []
-    for d in cells:
-        fit = [c for c in d.candidates if _fits(c, d.candidates, level)]
-        fitting_cells.append((d, {c.strategy: c for c in fit}, rank(fit, d.metrics)[2] if fit else []))
-    names = set.intersection(*(set(f) for _, f, _ in fitting_cells)) if fitting_cells else set()
     for name in names:
         held, worst, losses = 0, None, []
-        for d, fit, best in fitting_cells:
+        for d, best in ranked:
             col = d.metrics[0]
             sign = 1.0 if col != "leak_tokens" else -1.0
             top = max(sign * c.mean(col) for c in d.candidates)  # the best at any latency: the budget's cost
-            regret = round(top - sign * fit[name].mean(col), 6)
+            mine = next(c for c in d.candidates if c.strategy == name)
+            regret = round(top - sign * mine.mean(col), 6)
             if any(c.strategy == name for c in best):
                 held += 1
             else:
