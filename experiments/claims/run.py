@@ -14,12 +14,14 @@ from .groups.mmr import mmr_claims
 from .groups.positions import positions_claims
 from .report import write_report
 from .groups.submodular import submodular_claims
+from .groups.tight import tight_claims
 
 __all__ = ["GROUPS", "run_claims"]
 
 GROUPS: dict[str, Callable[[Settings], GroupOutput]] = {
     "knapsack": knapsack_claims,
     "submodular": submodular_claims,
+    "tight": tight_claims,
     "mmr": mmr_claims,
     "minhash": minhash_claims,
     "positions": positions_claims,
