@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .checks import GroupOutput, Settings
 from .core import VIOLATED, ClaimResult, ClaimViolation
+from .groups.answers import answers_claims
 from .groups.knapsack import knapsack_claims
 from .groups.minhash import minhash_claims
 from .groups.mmr import mmr_claims
@@ -25,6 +26,7 @@ GROUPS: dict[str, Callable[[Settings], GroupOutput]] = {
     "mmr": mmr_claims,
     "minhash": minhash_claims,
     "positions": positions_claims,
+    "answers": answers_claims,
 }
 
 
