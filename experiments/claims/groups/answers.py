@@ -47,8 +47,9 @@ def answer_weights(chosen: list, bearing: frozenset, name: str, presets: tuple[s
 
     out = np.zeros(len(presets))
     first_pos = None
+    fixed = None if name == "curve" else _arrange(name, chosen, presets[0])  # only `curve` reads the preset
     for p, preset in enumerate(presets):
-        ordered = _arrange(name, chosen, preset)
+        ordered = fixed if fixed is not None else _arrange(name, chosen, preset)
         where = [j for j, it in enumerate(ordered) if it.id in bearing]
         if not where:
             continue
