@@ -27,7 +27,7 @@ def test_stored_worst_instance_rebuilds_to_its_ratio_and_certificate():
     assert cert["optimum"] == pytest.approx(record["certificate"]["optimum"], rel=1e-12)
     assert cert["optimal_tokens"] <= cert["room"]
     # The target of issue 29: far below the unstructured search's ~0.5, above the proven 0.405.
-    assert BOUND <= ratio <= 0.441
+    assert BOUND <= ratio <= 0.44
     assert rerun(record) == pytest.approx(ratio, rel=1e-12)
 
 
