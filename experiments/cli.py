@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("packbench.experiments.commands.report", "re-derive summary.csv, summary.md and plots from runs.jsonl"),
     "list": ("packbench.experiments.commands.list", "list every layer (strategies, orders, fills, dedupe, sources) with parameters"),
     "claims": ("packbench.experiments.commands.claims", "check every approximation claim and write results/claims/"),
+    "reader": ("packbench.experiments.commands.reader", "score a reader's answers on packed NQ-Open contexts"),
     "bench": ("packbench.experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
     "gate": ("packbench.experiments.commands.gate", "compare a config's results with committed ones; exit 1 on a regression"),
 }

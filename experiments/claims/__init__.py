@@ -2,7 +2,7 @@
 
 Modules: `core` (cases, exact optima, tolerance), `adversarial` (the seeded
 local search), `checks` (claim rows), one module per claim group
-(`knapsack`, `submodular`, `mmr`, `minhash`, `positions`), `measures` (every
+(`knapsack`, `submodular`, `tight`, `mmr`, `minhash`, `positions`); `tight` (the structured, certified coverage-chain family and its search), `measures` (every
 measure a saved instance can name, and `rerun`), `report` and `run`.
 """
 

@@ -177,7 +177,8 @@ def claim_row(claim: str, statement: str, source: str, measure: Callable, params
     verdict = VIOLATED if problems else HOLDS
     text = "; ".join([t for t in [note] + problems if t])
     row = ClaimResult(claim, statement, source, bound_text, worst, fname, tried, verdict, text,
-                      family=family_text, search=search_text, records={f: r for _, f, r in records})
+                      family=family_text, search=search_text, records={f: r for _, f, r in records},
+                      margin=None if bound is None else worst - bound)
     if out is not None:
         out.rows.append(row)
     return row

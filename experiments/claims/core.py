@@ -105,6 +105,8 @@ class ClaimResult:
         family: The textbook family's worst ratio, as text ("-" when none).
         search: The adversarial search's worst ratio, as text ("-" when none).
         records: File name -> JSON record of each saved instance (written by the report).
+        margin: Worst ratio minus the claimed lower bound (how close the worst instance found comes to
+            the bound; None when the claim has no numeric lower bound).
     """
 
     claim: str
@@ -119,11 +121,14 @@ class ClaimResult:
     family: str = "-"
     search: str = "-"
     records: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    margin: float | None = None
 
     def __post_init__(self) -> None:
         # numpy scalars would print as "np.float64(...)" in the CSV.
         if self.worst is not None:
             self.worst = float(self.worst)
+        if self.margin is not None:
+            self.margin = float(self.margin)
 
 
 def below(ratio: float, bound: float) -> bool:

@@ -9,6 +9,7 @@ from .core import case_from_json
 from .groups.knapsack import KNAPSACK_MEASURES
 from .groups.mmr import MMR_MEASURES
 from .groups.submodular import SUBMODULAR_MEASURES
+from .groups.tight import TIGHT_MEASURE, rebuild_ratio
 
 __all__ = ["MEASURES", "rerun"]
 
@@ -30,8 +31,11 @@ def rerun(record: Mapping[str, Any]) -> float:
 
     Raises:
         ValueError: Unknown measure, or a degenerate instance (reference 0).
+        RuntimeError: A coverage-chain record whose certificate fails when rebuilt.
     """
     name = record.get("measure")
+    if name == TIGHT_MEASURE:  # stored as parameters, not items: rebuilt and certified
+        return rebuild_ratio(dict(record))[0]
     if name not in MEASURES:
         raise ValueError(f"unknown measure {name!r}; valid: {', '.join(sorted(MEASURES))}")
     got = MEASURES[name](case_from_json(dict(record)), dict(record.get("params", {})))

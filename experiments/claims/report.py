@@ -22,7 +22,7 @@ from .core import HOLDS, NOT_APPLICABLE, TOL, VIOLATED, ClaimResult
 __all__ = ["write_report", "CSV_FIELDS"]
 
 CSV_FIELDS = ["claim", "statement", "source", "bound", "worst", "instance", "tried", "verdict",
-              "family", "search", "note"]
+              "family", "search", "note", "to_bound"]
 
 
 def _md_cell(text: str) -> str:
@@ -35,7 +35,8 @@ def _write_csv(path: Path, rows: Sequence[ClaimResult]) -> None:
     writer.writerow(CSV_FIELDS)
     for r in rows:
         writer.writerow([r.claim, r.statement, r.source, r.bound, "" if r.worst is None else repr(r.worst),
-                         r.instance, r.tried, r.verdict, r.family, r.search, r.note])
+                         r.instance, r.tried, r.verdict, r.family, r.search, r.note,
+                         "" if r.margin is None else repr(r.margin)])
     write_atomic(path, buf.getvalue())
 
 
@@ -123,15 +124,18 @@ def _markdown(rows: Sequence[ClaimResult], settings: Settings, plots: Sequence[s
         "`experiments.claims.measures.rerun` recomputes the ratio from it). A ratio counts as below a bound "
         f"only when it is below by more than {TOL:g} (float sums of one set in different orders differ by a "
         "few ulps). For \"no constant guarantee\" claims the family must reproduce the formula within "
-        f"{TOL:g} relative, and the formula must shrink along the family.",
+        f"{TOL:g} relative, and the formula must shrink along the family. *Worst - bound* is how close the "
+        "worst instance found comes to a numeric lower bound (0 would be a tight instance).",
         "",
-        "| claim | statement | source | bound | textbook family | adversarial search | worst ratio | instance | tried | verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| claim | statement | source | bound | textbook family | adversarial search | worst ratio | worst - bound "
+        "| instance | tried | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         inst = f"[{r.instance}](instances/{r.instance})" if r.instance else "-"
         lines.append("| " + " | ".join(_md_cell(c) for c in (
-            r.claim, r.statement, r.source, r.bound, r.family, r.search, fmt(r.worst), inst, r.tried,
+            r.claim, r.statement, r.source, r.bound, r.family, r.search, fmt(r.worst),
+            "-" if r.margin is None else f"{r.margin:+.4f}", inst, r.tried,
             f"**{r.verdict}**")) + " |")
     notes = [r for r in rows if r.note]
     if notes:

@@ -8,21 +8,25 @@ from pathlib import Path
 
 from .checks import GroupOutput, Settings
 from .core import VIOLATED, ClaimResult, ClaimViolation
+from .groups.answers import answers_claims
 from .groups.knapsack import knapsack_claims
 from .groups.minhash import minhash_claims
 from .groups.mmr import mmr_claims
 from .groups.positions import positions_claims
 from .report import write_report
 from .groups.submodular import submodular_claims
+from .groups.tight import tight_claims
 
 __all__ = ["GROUPS", "run_claims"]
 
 GROUPS: dict[str, Callable[[Settings], GroupOutput]] = {
     "knapsack": knapsack_claims,
     "submodular": submodular_claims,
+    "tight": tight_claims,
     "mmr": mmr_claims,
     "minhash": minhash_claims,
     "positions": positions_claims,
+    "answers": answers_claims,
 }
 
 

@@ -1,0 +1,1 @@
+"""Structured tight instances for the approximation claims: parametrised families, searched and certified."""
