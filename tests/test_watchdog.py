@@ -102,3 +102,18 @@ def test_the_cli_names_outside_components_and_no_plugins_refuses_them_before_imp
     assert marker.exists()
     statuses = {json.loads(line)["strategy"] for line in (tmp_path / "o" / "runs.jsonl").read_text().splitlines()}
     assert statuses == {"greedy", "planted:f"}
+
+
+def test_the_time_estimate_never_runs_outside_code_in_the_driver(tmp_path):
+    # Calibrating times sample runs in the driver's own process, where a plug-in that exits would end the
+    # whole command: a config with outside code is planned and counted, but gets no estimate.
+    (tmp_path / "quits.py").write_text("import os\ndef f(items, budget):\n    os._exit(9)\n")
+    cfg = tmp_path / "quits.toml"
+    cfg.write_text('name = "quits"\nrepeats = 1\nbudgets = [0.5]\nplots = []\n[[sources]]\nname = "traps"\n'
+                   '[[strategies]]\nname = "greedy"\n[[strategies]]\nname = "quits:f"\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    dry = subprocess.run([sys.executable, "-m", "packbench", "run", str(cfg), "--out", str(tmp_path / "o"),
+                          "--dry-run"], check=False, capture_output=True, text=True, timeout=300, env=env)
+    assert dry.returncode == 0, dry.stderr
+    assert "no time estimate: the config runs outside code" in dry.stdout
+    assert re.search(r"traps\s+quits:f\s+\d", dry.stdout)  # still counted

@@ -163,12 +163,19 @@ def _print_counts(rows, total: int, todo: int) -> None:
     print(f"{'total':<{width[0]}}  {'':<{width[1]}}  {total:>14,}  {todo:>14,}", flush=True)
 
 
-def _dry_run(config, planned, state, workers: int, console) -> None:
+# Calibrating runs sample runs in this process, where nothing could stop outside code that hangs or
+# exits: a config that imports outside components gets no estimate (its runs go to watched workers).
+NO_ESTIMATE = "no time estimate: the config runs outside code, which runs only in watched worker processes"
+
+
+def _dry_run(config, planned, state, workers: int, console, outside) -> None:
     from ..estimate import calibrate, count_table
 
     todo = sum(len(pu) for pu in state.pending)
     _print_counts(count_table(planned, state.pending), state.total, todo)
-    if todo:
+    if todo and outside:
+        print(NO_ESTIMATE)
+    elif todo:
         est = calibrate(config, state.pending)
         secs = est.seconds(state.pending, workers)
         if secs is not None:
@@ -230,11 +237,13 @@ def main(args: argparse.Namespace) -> int:
     else:
         state = _peek(out, planned, config)
     if args.dry_run:
-        _dry_run(config, planned, state, workers, console)
+        _dry_run(config, planned, state, workers, console, outside)
         return 0
     todo = sum(len(pu) for pu in state.pending)
     estimate = ""
-    if todo > ESTIMATE_ABOVE:
+    if todo > ESTIMATE_ABOVE and outside:
+        console.note(f"{config.name}: {state.total:,} runs planned, {todo:,} to do; {NO_ESTIMATE}")
+    elif todo > ESTIMATE_ABOVE:
         from ..estimate import calibrate
         est = calibrate(config, state.pending)
         secs = est.seconds(state.pending, workers)
