@@ -176,11 +176,10 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
          **params: Any) -> Packing:
     """Choose and order the items that go into a context window of `budget` tokens.
 
-    Pinned items are always kept. Candidates are deduplicated (seed 000's rule:
-    equal normalised word lists, or word-trigram Jaccard >= `near_dup` with a
-    pinned or higher-scored kept item), candidates with negative scores are set
-    aside, the strategy chooses within the room the pinned items leave, and the
-    order arranges the chosen items after the pinned ones.
+    Pinned items are always kept. Candidates are deduplicated (by default the
+    "jaccard" rule, below), candidates with negative scores are set aside, the
+    strategy chooses within the room the pinned items leave, and the order
+    arranges the chosen items after the pinned ones.
 
     Args:
         items: The `Item`s, pinned and candidates, ids unique.
@@ -195,11 +194,10 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         pinned_overflow: "raise" (pinned tokens over the budget is an error) or
             "clamp" (return the pinned items alone with ``over_budget=True``).
         dedupe: A name in `DEDUPE_METHODS` (or an import path or `DedupeMethod` subclass). The
-            default "jaccard" drops a candidate whose normalised words equal, or whose word-trigram
-            Jaccard is at least `near_dup` with, a pinned or higher-scored kept item, computed
-            exactly (unlike the approximate "minhash"); "exact" is its deprecated old name.
-        fill: None, or a name in `FILLS` (or an import path, plug-in name or `Fill` subclass) to
-            use the leftover budget after selection.
+            default "jaccard" (seed 000's rule; "exact" is its deprecated old name) drops a candidate
+            whose normalised words equal, or whose word-trigram Jaccard is >= `near_dup` with, a
+            pinned or higher-scored kept item.
+        fill: None, or a name in `FILLS` (or import path, plug-in name, `Fill` subclass): uses the leftover room.
         **params: Parameters of the strategy, order or fill (see `packbench list`).
 
     Returns:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from packbench.algorithms import Item, Problem, pack
 from packbench.algorithms.solvers import dp as dp_module
 from packbench.algorithms.solvers.core.minknap import WORK_LIMIT, MinknapResult
+from packbench.algorithms.solvers import stages as stages_module
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP
@@ -149,7 +150,8 @@ def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(path, cas
 
     with pytest.MonkeyPatch.context() as mp:
         _paths(mp, path)  # lists whenever the cost model allows them
-        mp.setattr(exact_module, "pareto_lex", no_lists)
+        for module in (exact_module, stages_module):  # the greedy-profit pass and the tie-break
+            mp.setattr(module, "pareto_lex", no_lists)
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)

@@ -259,3 +259,6 @@ class NearCopyContainer(NearCopy):
 
     name = "nearcopy_container"
     prefer_container = True
+    # The copy kept is the container even when it ranks lower, so a part is dropped onto a later item.
+    expected_failed_checks = {"check_dedupe_partners_are_anchors":
+                              "a dropped part's partner is the lower-ranked container that replaced it"}

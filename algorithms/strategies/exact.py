@@ -14,52 +14,28 @@ import numpy as np
 from ..bounds import dantzig_bound, fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
-from ..solvers.core.lex import LEX_STATE_BYTES, lex_first
+# The portfolio's budgets, under private names here: the tests patch them on this module.
+from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIRECT_SEC,
+                               HEAVY_PART as _HEAVY_PART, HEAVY_SHARE as _HEAVY_SHARE, HEAVY_WORK as _HEAVY_WORK,
+                               LEX_BYTE_SEC as _LEX_BYTE_SEC, LEX_FIRST_SHARE as _LEX_FIRST_SHARE,
+                               LEX_ITEM_SEC as _LEX_ITEM_SEC, LEX_MAX_BYTES as _LEX_MAX_BYTES,
+                               LEX_MAX_STATES as _LEX_MAX_STATES, LEX_MIN_STATES as _LEX_MIN_STATES,
+                               LEX_PER_VISIT as _LEX_PER_VISIT, MIN_SLICE as _MIN_SLICE,
+                               PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE, RACE_SLICE as _RACE_SLICE)
+from ..solvers.core.lex import LEX_STATE_BYTES
 from ..solvers.core.minknap import minknap, warm_up
 from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
-from ..solvers.pareto import pareto_knapsack, pareto_lex
+from ..solvers.pareto import pareto_lex
 from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
 from ..solvers.scaling import integer_profits
+from ..solvers.stages import Cut as _Cut
+from ..solvers.stages import better, core_lex, lex_first_pass, pareto_from_greedy
 from .base import Strategy
 from .bnb import bnb_knapsack
 from .cpsat import cpsat_knapsack
 
 __all__ = ["Exact"]
-
-# A DP estimated below this runs at once: a branch-and-bound probe would cost as much.
-_DP_DIRECT_SEC = 0.02
-# Otherwise branch and bound probes first, for this share of the DP's estimate (at least the
-# minimum slice); the DP, if it fits, then finishes within about (1 + share) times its own time.
-_PROBE_SHARE = 0.25
-_MIN_SLICE = 0.005
-# Where the Pareto lists look cheap, `pareto_lex` gets this share of the DP's estimate (in bytes)
-# to find the canonical optimum in one pass, before any probe.
-_LEX_FIRST_SHARE = _PROBE_SHARE
-# Without memory for the DP, branch and bound races CP-SAT with slices doubling from this.
-_RACE_SLICE = 0.05
-# Without memory for the DP, the Pareto-list DP gets this share of the limit left after a first
-# branch-and-bound slice; the race gets the rest.
-_PARETO_SHARE = 0.75
-# Cap on the Pareto lists the canonical tie-break stores when the capacity DP does not fit: a
-# byte count, not a time, so whether the tie-break is reached does not depend on the machine.
-# On Jooken's class lists past it took seconds where the Pareto-list proof took a tenth of that.
-_LEX_MAX_BYTES = 64 * 2**20
-# `pareto_lex`'s cost, measured on the hard families: about 40 us per item plus 4-28 ns per byte of
-# lists (the budget uses 8 ns). Used only to choose between two routes to the same set.
-_LEX_ITEM_SEC = 4e-5
-_LEX_BYTE_SEC = 8e-9
-# State visits the expanding-core search gets before the other stages take over (about 30 ns
-# each): a count, not a time, so which stage proves does not depend on the machine.
-_CORE_WORK = 10**8
-# Where most core items weigh more than 1/64 of the room (Jooken's class: a few heavy size
-# classes), the Pareto lists behind the search prove faster: the search gets 10^6 visits there.
-_HEAVY_SHARE, _HEAVY_PART, _HEAVY_WORK = 0.5, 64, 10**6
-# The lexicographic tie-break after the search (`lex_first`) may store this many states, or
-# this many per state visit of the search, up to the most; past it the search's own set, the
-# same on every run, stands in (``tie_break = "core"``). Counts, not times.
-_LEX_MIN_STATES, _LEX_PER_VISIT, _LEX_MAX_STATES = 5 * 10**5, 0.5, 10**7
-
 
 def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, share: float) -> float:
     """Bytes the lexicographic Pareto lists may store on a core (0: not worth trying).
@@ -76,10 +52,6 @@ def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, 
     return min(cap, share * est / _LEX_BYTE_SEC)
 
 
-class _Cut(Exception):
-    """The time limit ended the search."""
-
-
 class Exact(Strategy):
     """Proven optimum, the same set on every run, from whichever exact solver is fast on the instance.
 
@@ -90,41 +62,19 @@ class Exact(Strategy):
     candidates): a canonical choice, so the answer does not depend on which
     solver proved the optimum or how fast the machine was.
 
-    1. Items that cannot fit or have score <= 0 are dropped; if the rest fit
-       together they are all taken.
-    2. Dantzig-bound reduction against (greedy incumbent - 1): the items it
-       fixes agree with *every* optimum, so only the free "core" is open.
-    3. A core whose capacity DP is estimated under 20 ms goes to that DP at
-       once (the canonical set in one pass). Otherwise the expanding-core
-       search (`minknap`, compiled, Pisinger 1997) runs, for up to a fixed
-       number of state visits (``work_limit`` when set, else 10^8, some 3 s; 10^6 where most core items weigh over 1/64
-       of the room, as in Jooken's class, which the Pareto lists below prove
-       faster): if it proves the optimum V, a reduction against V - 1 leaves
-       a core, which the DP below settles where it is estimated under 20 ms;
-       elsewhere compiled Pareto lists in candidate order (`lex_first`)
-       find the lexicographically first set of value V, storing up to
-       max(5 * 10^5, half the search's state visits, capped at 10^7)
-       states; past that the search's optimum stands in
-       (``info["tie_break"] = "core"``), the same on every run: the search is
-       deterministic and ran within a fixed work count.
-    4. Where the search runs out of work: where the Pareto lists look
-       cheap, `pareto_lex` tries to find the canonical set in one pass, aiming at the greedy
-       profit (lists capped at a quarter of the DP's estimate; 64 MiB without
-       the DP). Next OR-Tools branch and bound probes for a quarter of the
-       DP's estimate; if it proves the optimum V, the DP picks the canonical
-       set on the core left by a reduction against V - 1, else the DP solves
-       the core. Without memory for the DP (rooms of 10^8 and more): a short
-       branch-and-bound slice, the Pareto-list DP (`pareto_knapsack`, cost
-       independent of the room, started from the greedy set) for 75% of what
-       is left, then CP-SAT racing branch and bound. Solvers check the clock
-       between items or slices.
-    5. Where no lexicographic tie-break fits (many optimal sets, as in
-       Jooken's class with c = 10^9), the optimum the Pareto-list DP proves
-       stands in (``info["tie_break"] = "pareto"``): also the same on every run.
-    6. At the limit (or past ``work_limit``) the best set found comes back with ``optimal=False``,
-       ``info["stopped"]`` and a proven bound; if only the tie-break is out of
-       reach, ``info["canonical"] = False`` and ``info["tie_break"] = "none"``:
-       the one case where the set can differ between runs.
+    The stages, in order (each in docs/exact.md): items that cannot fit or score <= 0 dropped, all
+    taken if the rest fit; Dantzig-bound reduction against (greedy incumbent - 1), so only a free
+    core is open; a core whose capacity DP is estimated under 20 ms goes to that DP (the canonical
+    set in one pass); else the compiled expanding-core search (`minknap`, Pisinger 1997) for a fixed
+    number of state visits (``work_limit``, else 10^8; 10^6 on Jooken-shaped cores), whose optimum V
+    then gets the lexicographic tie-break (the DP, or `lex_first` Pareto lists up to a state cap; past
+    it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
+    `pareto_lex`, a branch-and-bound probe and the DP, or without memory for the DP the Pareto-list
+    DP and CP-SAT racing branch and bound (``tie_break = "pareto"`` where no tie-break fits). At the
+    limit the best set comes back with ``optimal=False``, ``info["stopped"]`` and a proven bound; if
+    only the tie-break is out of reach, ``info["canonical"] = False`` and ``tie_break = "none"``: the
+    one case where the set can differ between runs. Every choice between stages rests on counts and
+    byte caps (`solvers.budgets`), never on measured time.
 
     ``info["solver"]`` names the stage that proved the optimum ("trivial",
     "reduction", "minknap", "exact_dp", "pareto_lex", "bnb", "pareto", "cpsat" or
@@ -142,6 +92,11 @@ class Exact(Strategy):
     """
 
     name = "exact"
+    # Stages without solver state live in `solvers.stages`; kept as methods so the portfolio reads as one.
+    _lex_first = staticmethod(lex_first_pass)
+    _pareto = staticmethod(pareto_from_greedy)
+    _core_lex = staticmethod(core_lex)
+    _better = staticmethod(better)
     PARAMS = MappingProxyType({
         "time_limit": Param(60.0, real_in(0.0, lo_open=True), "total seconds for the solvers (wall clock)"),
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
@@ -237,22 +192,6 @@ class Exact(Strategy):
             raise _Cut(best, res.status)
         return None
 
-    @staticmethod
-    def _lex_first(core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction, deadline: float,
-                   max_bytes: float) -> list[int] | None:
-        """The canonical optimum in one pass of `pareto_lex`, aiming at the greedy set's profit; None past the cap.
-
-        No proof first: the lists kept for the greedy profit hold the optimum too. Where they stay
-        short (few distinct sizes, as in Jooken's class) this beats branch and bound plus the tie-break.
-        """
-        # Every set scoring at least the greedy one contains the fixed items, so the core can reach this.
-        target = float(profits[list(red.incumbent)].sum()) - float(profits[list(red.fixed_in)].sum())
-        try:
-            found = pareto_lex(tokens[core], profits[core], red.room, target, deadline=deadline, max_bytes=max_bytes)
-        except TimeoutError:
-            raise _Cut(list(red.incumbent)) from None
-        return None if found is None else [core[q] for q in found]
-
     def _no_dp(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                red: Reduction, deadline: float, info: dict[str, Any], cap: float,
                lex: bool = True) -> tuple[list[int], str]:
@@ -278,20 +217,6 @@ class Exact(Strategy):
             return self._canonical(found, tokens, profits, room, deadline, info, settled=found, lex=lex), "pareto"
         best = self._better(found, best, profits)
         return self._race(core, fixed, tokens, profits, room, red, best, deadline, info, lex)
-
-    @staticmethod
-    def _pareto(core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction,
-                deadline: float, cap: float) -> tuple[list[int], bool]:
-        """The Pareto-list DP on the core, started from the reduction's greedy set.
-
-        Not from branch and bound's set: how far a wall-clock slice got must not change which
-        optimum the search meets first, since that set is the tie-break of last resort.
-        """
-        taken = set(red.incumbent)
-        start = [q for q, k in enumerate(core) if k in taken]
-        found, proven = pareto_knapsack(tokens[core], profits[core], red.room, incumbent=start,
-                                        deadline=deadline, max_bytes=cap)
-        return fixed + [core[q] for q in found], proven
 
     def _race(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
               red: Reduction, best: list[int], deadline: float, info: dict[str, Any],
@@ -354,21 +279,6 @@ class Exact(Strategy):
         info.update(canonical=False, tie_break="none")  # the optimum stands; only the tie-break is out of reach
         return best
 
-    @staticmethod
-    def _core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.ndarray, profits: np.ndarray,
-                  room: int, deadline: float, info: dict[str, Any], states: float) -> list[int]:
-        """The lexicographic optimum by `lex_first` on the re-reduced core; the search's set past `states`."""
-        target = int(profits[core_set].sum()) - int(profits[fixed].sum())
-        try:
-            found = lex_first(tokens[core], profits[core].astype(np.int64), room, target, int(states), deadline)
-        except TimeoutError:
-            info.update(canonical=False, tie_break="none")  # the optimum stands; the tie-break ran out of time
-            return core_set
-        if found is None:
-            info["tie_break"] = "core"
-            return core_set
-        return fixed + [core[q] for q in found]
-
     def _dp(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float,
             fallback) -> list[int]:
         """`canonical_dp` on the core (positions into `tokens`); `_Cut` with `fallback` at the limit."""
@@ -377,7 +287,3 @@ class Exact(Strategy):
         except TimeoutError:
             raise _Cut(list(fallback)) from None
         return [core[q] for q in found]
-
-    @staticmethod
-    def _better(a: list[int], b: list[int], profits: np.ndarray) -> list[int]:
-        return a if float(profits[a].sum()) >= float(profits[b].sum()) else b

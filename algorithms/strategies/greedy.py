@@ -169,8 +169,9 @@ def bounded_selection(problem: Problem, chosen: Sequence[int], bound: float | No
     if bound is None:
         bound = dantzig_bound(problem.candidates, problem.room)
     score = sum(problem.candidates[k].score for k in chosen)
-    # Rounding in the bound's float sums must not make a proven optimum look unproven.
-    optimal = True if score >= bound - 1e-9 * max(1.0, abs(bound)) else None
+    # Rounding in the bound's float sums must not make a proven optimum look unproven; relative, so
+    # that tiny scores (1e-56) are not all "within rounding" of their bound.
+    optimal = True if score >= bound - 1e-9 * abs(bound) else None
     return Selection(tuple(chosen), optimal=optimal, upper_bound=max(bound, score))
 
 

@@ -42,7 +42,11 @@ def check_declaration(registry: Registry[Any], spec: Any) -> None:
         assert "needs parameter" in str(exc) and name in str(exc), \
             f"{name}: cannot be built with its defaults, and the error does not name the missing parameter: {exc}"
         return
-    assert set(built.params) >= set(cls.PARAMS), f"{name}: params lack declared names"
+    # A parameter whose default is None ("unset", such as a function strategy's `timeout`) may be left out
+    # of the resolved params, so that run ids stay those of the component without the option.
+    required = {key for key, spec in cls.PARAMS.items() if spec.default is not None}
+    missing = sorted(required - set(built.params))
+    assert not missing, f"{name}: params lack declared names {missing}"
     if not cls.EXTRA_PARAMS:
         try:
             cls(no_such_param=1)

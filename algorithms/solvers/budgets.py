@@ -1,0 +1,45 @@
+"""The budgets of `exact`'s portfolio: shares of an estimate, slices, caps and work counts.
+
+Counts and byte caps (not times) decide which stage proves an instance wherever the answer must not
+depend on the machine; the time shares only split a wall-clock limit among stages that return the same
+set. `strategies.exact` reads them under its own private names (tests patch them there).
+"""
+
+from __future__ import annotations
+
+__all__ = ["DP_DIRECT_SEC", "PROBE_SHARE", "MIN_SLICE", "LEX_FIRST_SHARE", "RACE_SLICE", "PARETO_SHARE",
+           "LEX_MAX_BYTES", "LEX_ITEM_SEC", "LEX_BYTE_SEC", "CORE_WORK", "HEAVY_SHARE", "HEAVY_PART",
+           "HEAVY_WORK", "LEX_MIN_STATES", "LEX_PER_VISIT", "LEX_MAX_STATES"]
+
+# A DP estimated below this runs at once: a branch-and-bound probe would cost as much.
+DP_DIRECT_SEC = 0.02
+# Otherwise branch and bound probes first, for this share of the DP's estimate (at least the
+# minimum slice); the DP, if it fits, then finishes within about (1 + share) times its own time.
+PROBE_SHARE = 0.25
+MIN_SLICE = 0.005
+# Where the Pareto lists look cheap, `pareto_lex` gets this share of the DP's estimate (in bytes)
+# to find the canonical optimum in one pass, before any probe.
+LEX_FIRST_SHARE = PROBE_SHARE
+# Without memory for the DP, branch and bound races CP-SAT with slices doubling from this.
+RACE_SLICE = 0.05
+# Without memory for the DP, the Pareto-list DP gets this share of the limit left after a first
+# branch-and-bound slice; the race gets the rest.
+PARETO_SHARE = 0.75
+# Cap on the Pareto lists the canonical tie-break stores when the capacity DP does not fit: a
+# byte count, not a time, so whether the tie-break is reached does not depend on the machine.
+# On Jooken's class lists past it took seconds where the Pareto-list proof took a tenth of that.
+LEX_MAX_BYTES = 64 * 2**20
+# `pareto_lex`'s cost, measured on the hard families: about 40 us per item plus 4-28 ns per byte of
+# lists (the budget uses 8 ns). Used only to choose between two routes to the same set.
+LEX_ITEM_SEC = 4e-5
+LEX_BYTE_SEC = 8e-9
+# State visits the expanding-core search gets before the other stages take over (about 30 ns
+# each): a count, not a time, so which stage proves does not depend on the machine.
+CORE_WORK = 10**8
+# Where most core items weigh more than 1/64 of the room (Jooken's class: a few heavy size
+# classes), the Pareto lists behind the search prove faster: the search gets 10^6 visits there.
+HEAVY_SHARE, HEAVY_PART, HEAVY_WORK = 0.5, 64, 10**6
+# The lexicographic tie-break after the search (`lex_first`) may store this many states, or
+# this many per state visit of the search, up to the most; past it the search's own set, the
+# same on every run, stands in (``tie_break = "core"``). Counts, not times.
+LEX_MIN_STATES, LEX_PER_VISIT, LEX_MAX_STATES = 5 * 10**5, 0.5, 10**7

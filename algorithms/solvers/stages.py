@@ -1,0 +1,71 @@
+"""Stages of `exact`'s portfolio that need no solver state: the Pareto-list passes and the tie-breaks.
+
+Each works on a core (positions into the items' arrays) left by a reduction; `Cut` carries the best
+set found when a deadline ends a stage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .core.lex import lex_first
+from .pareto import pareto_knapsack, pareto_lex
+from .reduce import Reduction
+
+__all__ = ["Cut", "lex_first_pass", "pareto_from_greedy", "core_lex", "better"]
+
+
+class Cut(Exception):
+    """The time limit ended the search; ``args`` hold the best set found (and a status)."""
+
+
+def lex_first_pass(core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction, deadline: float,
+                   max_bytes: float) -> list[int] | None:
+    """The canonical optimum in one pass of `pareto_lex`, aiming at the greedy set's profit; None past the cap.
+
+    No proof first: the lists kept for the greedy profit hold the optimum too. Where they stay
+    short (few distinct sizes, as in Jooken's class) this beats branch and bound plus the tie-break.
+    """
+    # Every set scoring at least the greedy one contains the fixed items, so the core can reach this.
+    target = float(profits[list(red.incumbent)].sum()) - float(profits[list(red.fixed_in)].sum())
+    try:
+        found = pareto_lex(tokens[core], profits[core], red.room, target, deadline=deadline, max_bytes=max_bytes)
+    except TimeoutError:
+        raise Cut(list(red.incumbent)) from None
+    return None if found is None else [core[q] for q in found]
+
+
+def pareto_from_greedy(core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray,
+                       red: Reduction, deadline: float, cap: float) -> tuple[list[int], bool]:
+    """The Pareto-list DP on the core, started from the reduction's greedy set.
+
+    Not from branch and bound's set: how far a wall-clock slice got must not change which
+    optimum the search meets first, since that set is the tie-break of last resort.
+    """
+    taken = set(red.incumbent)
+    start = [q for q, k in enumerate(core) if k in taken]
+    found, proven = pareto_knapsack(tokens[core], profits[core], red.room, incumbent=start,
+                                    deadline=deadline, max_bytes=cap)
+    return fixed + [core[q] for q in found], proven
+
+
+def core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.ndarray, profits: np.ndarray,
+             room: int, deadline: float, info: dict[str, Any], states: float) -> list[int]:
+    """The lexicographic optimum by `lex_first` on the re-reduced core; the search's set past `states`."""
+    target = int(profits[core_set].sum()) - int(profits[fixed].sum())
+    try:
+        found = lex_first(tokens[core], profits[core].astype(np.int64), room, target, int(states), deadline)
+    except TimeoutError:
+        info.update(canonical=False, tie_break="none")  # the optimum stands; the tie-break ran out of time
+        return core_set
+    if found is None:
+        info["tie_break"] = "core"
+        return core_set
+    return fixed + [core[q] for q in found]
+
+
+def better(a: list[int], b: list[int], profits: np.ndarray) -> list[int]:
+    """The set of the two with the higher profit (`a` on a tie)."""
+    return a if float(profits[a].sum()) >= float(profits[b].sum()) else b
