@@ -269,8 +269,7 @@ def stage_calls(items: Iterable[Item], budget: int, near_dup: float | None = 0.8
                 **params: Any) -> dict[str, Callable[[], Any]]:
     """Each stage of one `pack` call as a call without arguments, on the inputs `pack` gives that stage.
 
-    Args:
-        items, budget, near_dup, strategy, order, dedupe, fill, **params: As for `pack`.
+    Takes `pack`'s arguments (``pinned_overflow`` aside).
 
     Returns:
         ``{"dedupe", "select", "order", "pack"}`` callables (and ``"fill"`` with a fill); ``"select"``

@@ -169,7 +169,9 @@ def test_gate_against_a_revision_of_the_users_project_flags_the_planted_slowdown
     (tmp / "mystrat.py").write_text(STRATEGY.replace("{reverse}", "").replace(
         "    room = budget", SLOW_LINE + "    room = budget"))
     # --results reuses the committed rows: the quality side is not what this test is about.
-    code = cli_main(["gate", "user.toml", "--baseline", "committed", "--results", "committed", "--against", "base"])
+    # A slowdown of milliseconds on a strategy of microseconds: a few pairs see it (--pairs buys power).
+    code = cli_main(["gate", "user.toml", "--baseline", "committed", "--results", "committed", "--against", "base",
+                     "--pairs", "4"])
     out = capsys.readouterr().out
     assert code == 1 and "your project's working tree vs REF" in out
     flagged = [ln for ln in out.splitlines() if ln.startswith("!!")]
@@ -180,7 +182,7 @@ def test_gate_against_a_revision_of_the_users_project_flags_the_planted_slowdown
     # The REF side really ran REF's code: against the slow revision itself, nothing is slower.
     _git(tmp, "commit", "-qam", "slow")
     assert cli_main(["gate", "user.toml", "--baseline", "committed", "--results", "committed",
-                     "--against", "HEAD"]) == 0
+                     "--against", "HEAD", "--pairs", "4"]) == 0
 
 
 def test_gate_against_a_ref_that_is_not_there_exits_2_before_running(user_project, capsys):

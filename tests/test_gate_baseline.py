@@ -85,13 +85,16 @@ def test_gate_refuses_a_cell_the_baseline_lacks_unless_allow_new(tmp_path, monke
     assert cli_main(["gate", "user.toml", "--baseline", "base", "--out", "gate"]) == 2
     assert "pisinger / 0.3 / greedy; pass --allow-new" in capsys.readouterr().err
     # Accepted explicitly: the new cell is reported, the baseline's own cell is missing (a regression).
-    assert cli_main(["gate", "user.toml", "--baseline", "base", "--out", "gate", "--allow-new"]) == 1
+    assert cli_main(["gate", "user.toml", "--baseline", "base", "--out", "gate", "--allow-new",
+                     "--history", "hist"]) == 1
     out = capsys.readouterr().out
     assert "   pisinger / 0.3 / greedy" in out and " new " in out and "!! pisinger / 0.3 / other" in out
     doc = json.loads((tmp_path / "gate" / "gate.json").read_text())
     assert doc["cells"]["pisinger / 0.3 / greedy"]["status"] == "new"
     assert doc["regressions"] == ["pisinger / 0.3 / other"]
     assert (tmp_path / "gate" / "gate.md").is_file() and (tmp_path / "gate" / "runs.jsonl").is_file()
+    [record] = [json.loads(line) for line in (tmp_path / "hist" / "history.jsonl").read_text().splitlines()]
+    assert record["cells"] == doc["cells"] and record["date"] and "machine" in record
 
 
 def test_gate_accepts_a_shipped_config_name(tmp_path, monkeypatch, capsys):

@@ -39,6 +39,8 @@ WINDOW_SECONDS = 0.005
 TIMING_SECONDS = 0.03
 MAX_LOOPS = 100_000
 MAX_REPEATS = 6
+# Sides whose calibration calls differ by more than this factor are timed with their own calls per window.
+SAME_LOOPS_WITHIN = 4.0
 
 
 class WorkerError(RuntimeError):
@@ -271,9 +273,11 @@ def _prepare_round(wa: _Worker, wb: _Worker, a: Side, b: Side, cases: Sequence[s
         if "error" in ra or "error" in rb:
             continue
         if rnd == 0:
-            if b.case_map is None:  # the same code on both sides: the same calls per timing
-                res.loops[name] = (_calibrate(min(ra["seconds"], rb["seconds"])),) * 2
-            else:  # a different case on B: each side its own count
+            fast, slow = sorted((ra["seconds"], rb["seconds"]))
+            if b.case_map is None and slow <= SAME_LOOPS_WITHIN * fast:  # alike: the same calls per timing
+                res.loops[name] = (_calibrate(fast),) * 2
+            else:  # a different case on B, or a side many times slower: each side its own count
+                # (with the fast side's count, a 1000x slower side would take minutes per timing)
                 res.loops[name] = (_calibrate(ra["seconds"]), _calibrate(rb["seconds"]))
         if name in res.loops:
             both.append(name)

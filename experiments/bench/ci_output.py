@@ -42,7 +42,8 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_table(title: str, columns: Sequence[str], outcomes: Sequence[Outcome], intro: str = "") -> str:
+def markdown_table(title: str, columns: Sequence[str], outcomes: Sequence[Outcome], intro: str = "",
+                   name_header: str = "case") -> str:
     """A markdown section: title, a one-line verdict, the table (failures first), then notes.
 
     Args:
@@ -50,6 +51,7 @@ def markdown_table(title: str, columns: Sequence[str], outcomes: Sequence[Outcom
         columns: Headers of `Outcome.cells`.
         outcomes: The rows.
         intro: A line under the heading (e.g. which mode ran).
+        name_header: Header of the name column ("case" for the bench, "cell" for the gate).
     """
     failed = [o for o in outcomes if o.failed]
     lines = [f"### {title}", ""]
@@ -57,7 +59,7 @@ def markdown_table(title: str, columns: Sequence[str], outcomes: Sequence[Outcom
         lines += [intro, ""]
     lines += [f"**{len(failed)} regression(s)**: " + ", ".join(f"`{o.name}`" for o in failed)
               if failed else "**no regressions**", ""]
-    lines.append("| | " + " | ".join(["case", *columns]) + " |")
+    lines.append("| | " + " | ".join([name_header, *columns]) + " |")
     lines.append("|---" * (len(columns) + 2) + "|")
     for o in sorted(outcomes, key=lambda o: not o.failed):
         lines.append("| " + ("❌" if o.failed else "✓") + " | " + " | ".join(_md(c) for c in (o.name, *o.cells)) + " |")

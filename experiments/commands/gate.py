@@ -182,9 +182,10 @@ def _print(quality: list[Outcome], speed: list[Outcome], baseline: Path, mode: s
 def _markdown(config: Path, baseline: Path, quality: list[Outcome], speed: list[Outcome], mode: str) -> str:
     text = markdown_table("packbench gate: quality", QUALITY_COLUMNS, quality,
                           intro=f"Config `{config}` against `{baseline}`; figures are this run's "
-                                f"(the baseline's for a missing cell).")
+                                f"(the baseline's for a missing cell).", name_header="cell")
     if speed:
-        text += "\n" + markdown_table("packbench gate: speed", SPEED_COLUMNS, speed, intro=mode + ".")
+        text += "\n" + markdown_table("packbench gate: speed", SPEED_COLUMNS, speed, intro=mode + ".",
+                                       name_header="cell")
     return text
 
 
@@ -238,7 +239,7 @@ def _speed(config: Path, against: str, tol: Tolerances) -> tuple[list[Outcome], 
         report = run_check(against=against, suite_file=suite, **kw)
     else:
         report = run_project_check(Path.cwd(), against, suite, **kw)
-    mode = f"stage `{tol.stage}` ({speed_suite.STAGES[tol.stage]}), {report.description}"
+    mode = f"stage `{tol.stage}`: {speed_suite.STAGES[tol.stage]}; {report.description}"
     outcomes, doc = [], {}
     for r in report.rows:
         p = r.paired

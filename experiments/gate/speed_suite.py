@@ -19,7 +19,7 @@ from typing import Any, Callable
 CONFIG_ENV = "PACKBENCH_GATE_CONFIG"
 STAGE_ENV = "PACKBENCH_GATE_STAGE"
 # --stage value -> what is timed. "select" is the strategy's own code (a plain function alone).
-STAGES = {"select": "the strategy's select (a function strategy: the function alone)",
+STAGES = {"select": "the strategy's select, a plain function alone",
           "order": "the order's arrange", "fill": "the fill's apply (cells without a fill are not timed)",
           "dedupe": "the dedupe method on the cell's candidates", "pack": "the whole pack call"}
 
