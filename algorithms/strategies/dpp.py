@@ -92,6 +92,7 @@ class DPP(Strategy):
     """
 
     name = "dpp"
+    DOMAINS = frozenset({"retrieval"})  # diversity among retrieved passages
     PARAMS = MappingProxyType({
         "theta": Param(0.5, real_in(0.0, 50.0), "quality weight in q = exp(theta * z-score of relevance)"),
         "similarity": Param("jaccard", check_similarity,
