@@ -21,6 +21,7 @@ from typing import Any
 from packbench.algorithms import STRATEGIES, pack
 from packbench.algorithms.strategies.base import Refused
 
+from .calibration import time_reference
 from .config import ExperimentConfig, registry, source_registry
 from .grid import Cell
 
@@ -30,12 +31,15 @@ from .provenance import run_code
 from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, unavailable_reason
 from .schema import Status, make_row
 
-__all__ = ["run_unit", "unit_instances", "unit_rows", "run_chunk", "budget_tokens", "cell_code", "STAGE_COLUMNS"]
+__all__ = ["run_unit", "unit_instances", "unit_rows", "run_chunk", "budget_tokens", "cell_code", "STAGE_COLUMNS",
+           "REFERENCE_COLUMN"]
 
 # Row column -> `Packing.stages` key: median CPU seconds of each stage over the run's repeated calls
 # (None where the stage did not run, e.g. no fill, or the run was not measured).
 STAGE_COLUMNS = {"cpu_dedupe_s": "dedupe", "cpu_select_s": "select", "cpu_order_s": "order",
                  "cpu_fill_s": "fill", "cpu_pack_s": "pack"}
+# The least CPU seconds of the reference workload timed before each of the run's calls (`calibration`).
+REFERENCE_COLUMN = "cpu_reference_s"
 
 
 def _stage_medians(packings: list[Any]) -> dict[str, float | None]:
@@ -48,7 +52,7 @@ def _stage_medians(packings: list[Any]) -> dict[str, float | None]:
 
 
 def _with_stages(row: dict[str, Any], stages: Mapping[str, float | None] | None = None) -> dict[str, Any]:
-    row.update(stages or dict.fromkeys(STAGE_COLUMNS))
+    row.update(stages or dict.fromkeys((*STAGE_COLUMNS, REFERENCE_COLUMN)))
     return row
 
 
@@ -104,14 +108,16 @@ def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
              refs: dict[tuple[int, float | None], Reference]) -> tuple[Measured, dict[str, float | None]]:
     cell = run.cell
     params = {**cell.strategy_params, **cell.order_params}
-    seconds, cpu, packings = [], [], []
+    seconds, cpu, packings, reference = [], [], [], []
     packing = None
     warm_up = getattr(STRATEGIES.get(cell.strategy), "warm_up", None)
     if warm_up is not None:
         warm_up()  # compiled kernels load (or compile) here, not inside the timed calls
     for _ in range(config.repeats):
         # CPU time beside wall time: a busy machine stretches the wall clock, not the process's CPU time,
-        # so the report's latency classes (and the decision they feed) rest on CPU time.
+        # so the report's latency classes (and the decision they feed) rest on CPU time, in units of the
+        # reference workload timed here, interleaved, in this worker: the factor load puts on both cancels.
+        reference.append(time_reference())
         start, start_cpu = time.perf_counter(), time.process_time()
         try:
             result = pack(inst.items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order,
@@ -134,7 +140,8 @@ def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
     elif not ref.exact and own_bound is not None and own_bound < ref.value:
         ref = Reference(max(own_bound, score), False, f"{cell.strategy}_bound")
     return Measured(packing, sum(1 for it in inst.items if not it.pinned), budget, ref, tuple(seconds),
-                    inst.groups, inst.answers, config.curve, cpu_seconds=tuple(cpu)), _stage_medians(packings)
+                    inst.groups, inst.answers, config.curve, cpu_seconds=tuple(cpu)), \
+        {**_stage_medians(packings), REFERENCE_COLUMN: min(reference)}
 
 
 def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provenance: Mapping[str, Any],

@@ -171,6 +171,7 @@ def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: in
 
 def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, executor: Executor,
          console: Console, config_path: str | Path | None) -> dict[str, Any]:
+    from .calibration import reference_speed
     from .corpora import data_notes
     from .provenance import load_average, machine
     from .provenance import provenance as current_provenance
@@ -187,7 +188,8 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
         "runs_redone_code_changed": sum(state.redone_code.values()),
         "runs_redone_because": dict(state.redone_code.most_common()),
         "runs_dropped_partial_lines": store.dropped_lines, "workers": executor.workers,
-        "executor": executor.name, "provenance": prov, "machine": machine(), "data": data_notes(config),
+        "executor": executor.name, "provenance": prov, "machine": {**machine(), **reference_speed()},
+        "data": data_notes(config),
         "status": "running",
     }
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")

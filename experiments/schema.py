@@ -37,8 +37,8 @@ class Status(enum.StrEnum):
 MEASURED = (Status.OK, Status.TIMEOUT)
 
 # Columns that differ between otherwise identical runs (wall and CPU time, when they ran).
-TIMING_COLUMNS = ("seconds_median", "seconds_p95", "cpu_seconds_median", "cpu_seconds_min", "started_at",
-                  "cpu_dedupe_s", "cpu_select_s", "cpu_order_s", "cpu_fill_s", "cpu_pack_s")
+TIMING_COLUMNS = ("seconds_median", "seconds_p95", "cpu_seconds_median", "cpu_seconds_min", "cpu_reference_s",
+                  "started_at", "cpu_dedupe_s", "cpu_select_s", "cpu_order_s", "cpu_fill_s", "cpu_pack_s")
 
 
 def _results(m: Measured) -> dict[str, Any]:

@@ -14,10 +14,10 @@ The rule (docs/decisions.md), using only quality columns and CPU-time classes:
    paired bootstrap interval of its per-instance difference to the best
    reaches within `DELTA` of zero. Only the tied go on to the next metric, so a
    saturated metric (every strategy at recall 1) hands over to the next.
-3. Among the strategies left: the lowest latency class (`LATENCY_CLASSES`,
-   CPU time per call), where a strategy is slower only when its class is
-   higher *and* the paired interval of its CPU-time ratio lies above
-   `LATENCY_MARGIN`.
+3. Among the strategies left: the lowest latency class (`latency.LATENCY_CLASSES`,
+   CPU time per call in reference ms; a strategy is in a class unless surely
+   above its bound), where a strategy is slower only when its class is higher
+   *and* the paired interval of its CPU-time ratio lies above `LATENCY_MARGIN`.
 4. Then the first in the declared simplicity order (`SIMPLICITY`).
 
 No timing figure enters the text: only classes, so the decision reads the
@@ -32,20 +32,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..metrics import ALL_METRICS, Better
 from .domains import source_domain, strategy_domains
-from .frame import budget_sort, measured
-from .stats import Interval, paired_interval, ratio_interval
+from .frame import budget_sort, measured, reference_ms
+from .latency import LATENCY_CLASSES, LATENCY_MARGIN, class_text, latency_class, surely_slower
+from .stats import Interval, paired_interval
 
 __all__ = ["QUALITY", "DELTA", "MIN_INSTANCES", "LATENCY_CLASSES", "LATENCY_MARGIN", "SIMPLICITY", "Candidate",
-           "Decision", "decisions", "latency_class", "class_text", "rank", "simplicity", "slower", "metric_name"]
+           "Decision", "decisions", "latency_class", "class_text", "rank", "simplicity", "slower", "metric_name", "higher"]
 
-# Declared quality metrics, in the order the decision falls back through them: (row column, name, higher is better).
-QUALITY = (("answer_recall", "answer recall", True), ("score_ratio", "score ratio", True),
-           ("leak_tokens", "duplicate share", False), ("utility_share", "position-weighted utility", True))
+# Declared quality metrics, in the order the decision falls back through them: (column, name, declared metric).
+# The direction is the declared metric's (`metrics.ALL_METRICS[...].better`); utility_share is utility over the
+# best strategy's utility on the instance, so it goes the way utility goes.
+QUALITY = (("answer_recall", "answer recall", "answer_recall"), ("score_ratio", "score ratio", "score_ratio"),
+           ("leak_tokens", "duplicate share", "leak_tokens"), ("utility_share", "position-weighted utility", "utility"))
 DELTA = 0.001  # a mean difference this small is no difference (every quality metric lies in [0, 1])
 MIN_INSTANCES = 5
-LATENCY_CLASSES = (0.1, 1.0, 10.0)  # upper bounds, ms of CPU per call; the last class is "above 10 ms"
-LATENCY_MARGIN = 1.25  # a higher class counts only when the paired CPU ratio is surely above this
 SIMPLICITY = ("prefix", "greedy", "greedy_best_single", "recency", "fptas", "exact_dp", "exact", "bnb", "cpsat",
               "mmr", "submodular")
 
@@ -54,16 +56,6 @@ def simplicity(strategy: str) -> tuple[int, str]:
     """Sort key of the declared simplicity order (packbench's own first, then by name)."""
     base = strategy.partition("(")[0]
     return (SIMPLICITY.index(base) if base in SIMPLICITY else len(SIMPLICITY), strategy)
-
-
-def latency_class(ms: float) -> int:
-    """Index of the smallest class holding `ms` (len(LATENCY_CLASSES) for the open top class)."""
-    return next((k for k, bound in enumerate(LATENCY_CLASSES) if ms <= bound), len(LATENCY_CLASSES))
-
-
-def class_text(k: int) -> str:
-    """A class for readers: ``<= 0.1 ms``, ..., ``> 10 ms`` (CPU per call)."""
-    return f"≤ {LATENCY_CLASSES[k]:g} ms" if k < len(LATENCY_CLASSES) else f"> {LATENCY_CLASSES[-1]:g} ms"
 
 
 @dataclass(frozen=True)
@@ -144,8 +136,13 @@ def metric_name(column: str) -> str:
     return next(name for col, name, _ in QUALITY if col == column)
 
 
-def _higher(column: str) -> bool:
-    return next(h for col, _, h in QUALITY if col == column)
+def higher(column: str) -> bool:
+    """Whether a larger value of quality column `column` is better, as its declared metric says."""
+    declared = next(metric for col, _, metric in QUALITY if col == column)
+    better = ALL_METRICS[declared].better
+    if better is None:
+        raise ValueError(f"quality metric {column!r} ({declared}) declares no direction (Metric.better)")
+    return better is Better.HIGHER
 
 
 def rank(cands, metrics) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict, list]:
@@ -153,7 +150,7 @@ def rank(cands, metrics) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict, 
     left = sorted(cands, key=lambda c: simplicity(c.strategy))
     stages, versus = [], {}
     for col in metrics:
-        sign = 1.0 if _higher(col) else -1.0
+        sign = 1.0 if higher(col) else -1.0
         best = min(left, key=lambda c: (-sign * c.mean(col), simplicity(c.strategy)))
         keep = []
         for c in left:
@@ -170,7 +167,7 @@ def rank(cands, metrics) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict, 
 
 def slower(a: Candidate, b: Candidate) -> bool:
     """Step 3's relation: `a` is in a higher latency class than `b` and surely `LATENCY_MARGIN` x slower."""
-    return a.latency > b.latency and _ratio_low(a.cpu_ms, b.cpu_ms) > LATENCY_MARGIN
+    return a.latency > b.latency and surely_slower(a.cpu_ms, b.cpu_ms)
 
 
 # The ship block ranks each cell again per latency budget: the same pairs, so their intervals are kept.
@@ -179,18 +176,13 @@ def _paired(a: tuple[float, ...], b: tuple[float, ...]) -> Interval:
     return paired_interval(a, b)
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _ratio_low(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    return ratio_interval(a, b).low
-
-
 def _fmt(iv: Interval) -> str:
     return f"{iv.mean:+.3f} [{iv.low:+.3f}, {iv.high:+.3f}]"
 
 
 def _why(stages, versus, left, pick, n) -> str:
     col, best, tied = stages[0]
-    name, sign = metric_name(col), (1.0 if _higher(col) else -1.0)
+    name, sign = metric_name(col), (1.0 if higher(col) else -1.0)
     if len(tied) == 1:
         others = sorted(((s, iv) for (s, c), iv in versus.items() if c == col and s != best),
                         key=lambda sv: (-sign * sv[1].mean, simplicity(sv[0])))
@@ -209,8 +201,7 @@ def _why(stages, versus, left, pick, n) -> str:
 def _instance_frame(df):
     """Measured rows -> one row per cell x strategy x instance: quality columns and CPU ms."""
     ok = measured(df)
-    cpu = ok["cpu_seconds_min"].where(ok["cpu_seconds_min"].notna(), ok["seconds_median"]) * 1e3
-    ok = ok.assign(_cpu=cpu, _inst=ok["source_label"].astype(str) + "|" + ok["seed"].astype(str) + "|"
+    ok = ok.assign(_cpu=reference_ms(ok), _inst=ok["source_label"].astype(str) + "|" + ok["seed"].astype(str) + "|"
                    + ok["instance"].astype(str))
     cols = {c: "mean" for c, _, _ in QUALITY if c in ok and c != "utility_share"}
     cols.update(utility="mean", _cpu="median")
@@ -256,7 +247,7 @@ def _decide(source, budget, nd, rows, inst) -> Decision:
                 best_utility > 0, best_utility, 1.0), 1.0), 12))
         cpu = tuple(float(x) for x in p["_cpu"])
         kinds = set(mine["ratio_kind"].dropna())
-        built.append(Candidate(choice, names[choice], values, cpu, latency_class(float(np.median(cpu))),
+        built.append(Candidate(choice, names[choice], values, cpu, latency_class(cpu),
                                None if not kinds else "exact" if kinds == {"exact"} else "certified_lower_bound",
                                int((mine["status"] == "timeout").sum())))
     common = dict(source=source, budget=budget, near_dup=nd, domain=domain, instances=universe,

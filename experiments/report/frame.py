@@ -15,11 +15,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..calibration import REFERENCE_MS
 from ..metrics import ALL_METRICS, Aggregate, Metric
 from ..schema import MEASURED, Status
 
 __all__ = ["frame", "measured", "aggregate", "budget_sort", "budget_text", "column_header", "plain",
-           "strategy_parameters", "MEASURED_STATUSES"]
+           "strategy_parameters", "reference_ms", "MEASURED_STATUSES"]
 
 MEASURED_STATUSES = tuple(str(s) for s in MEASURED)
 _HOW = {"mean": "mean", "min": "worst", "max": "max", "median": "median", "p95": "p95", "all_exact": ""}
@@ -80,6 +81,20 @@ def frame(rows: Sequence[Mapping[str, Any]]):
 def measured(df):
     """The rows whose status carries metrics (ok and timeout)."""
     return df[df["status"].isin(MEASURED_STATUSES)] if not df.empty else df
+
+
+def reference_ms(df):
+    """Per row: CPU ms per call in reference ms (`calibration`), what latency classes rest on.
+
+    The least CPU time of the run's repeats over the least time of the reference workload timed beside
+    them, times `calibration.REFERENCE_MS`. Rows without a reference time (written before it was
+    recorded) give their raw CPU ms, and rows without CPU time their wall time.
+    """
+    raw = df["cpu_seconds_min"].where(df["cpu_seconds_min"].notna(), df["seconds_median"]) * 1e3
+    if "cpu_reference_s" not in df:
+        return raw
+    ref = df["cpu_reference_s"].where(df["cpu_reference_s"] > 0)
+    return (df["cpu_seconds_min"] / ref * REFERENCE_MS).where(ref.notna() & df["cpu_seconds_min"].notna(), raw)
 
 
 def budget_sort(key: str) -> tuple[int, float, str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .decision import LATENCY_CLASSES, Decision, metric_name, rank, simplicity, slower
+from .decision import LATENCY_CLASSES, Decision, higher, metric_name, rank, simplicity, slower
 from .frame import budget_text
 
 __all__ = ["ShipLine", "ship_lines", "cell_text", "best_order", "ship_settings"]
@@ -68,7 +68,7 @@ def _line(domain: str, level: int, cells: list[Decision], undecided: tuple[str, 
         held, worst, losses = 0, None, []
         for d, best in ranked:
             col = d.metrics[0]
-            sign = 1.0 if col != "leak_tokens" else -1.0
+            sign = 1.0 if higher(col) else -1.0
             top = max(sign * c.mean(col) for c in d.candidates)  # the best at any latency: the budget's cost
             mine = next(c for c in d.candidates if c.strategy == name)
             regret = round(top - sign * mine.mean(col), 6)
