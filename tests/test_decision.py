@@ -160,5 +160,7 @@ def test_ship_block_names_one_strategy_per_domain_and_latency_budget_with_its_re
     md = (tmp_path / "summary.md").read_text()
     assert md.index("## Ship this") < md.index("## Decisions per cell") < md.index("## Details per source")
     assert "| ≤ 0.1 ms | **greedy** |" in md and "~~recency~~ (meant for chat)" in md
-    assert latency_class(0.1) == 0 and latency_class(0.12) == 0 and latency_class(0.13) == 1 and latency_class(50) == 3
+    # Within the 1.25x margin of the 0.1 ms bound is still <= 0.1 ms; surely above it is the next class.
+    assert latency_class(0.1) == 0 and latency_class(0.12) == 0 and latency_class(0.13) == 1
+    assert latency_class(50) == 3
     assert DELTA > 0

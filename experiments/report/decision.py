@@ -39,7 +39,8 @@ from .latency import LATENCY_CLASSES, LATENCY_MARGIN, class_text, latency_class,
 from .stats import Interval, paired_interval
 
 __all__ = ["QUALITY", "DELTA", "MIN_INSTANCES", "LATENCY_CLASSES", "LATENCY_MARGIN", "SIMPLICITY", "Candidate",
-           "Decision", "decisions", "latency_class", "class_text", "rank", "simplicity", "slower", "metric_name", "higher"]
+           "Decision", "decisions", "latency_class", "class_text", "rank", "simplicity", "slower", "metric_name",
+           "higher"]
 
 # Declared quality metrics, in the order the decision falls back through them: (column, name, declared metric).
 # The direction is the declared metric's (`metrics.ALL_METRICS[...].better`); utility_share is utility over the

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .decision import Decision, class_text, metric_name
-from .frame import budget_text, measured, strategy_parameters
+from .frame import budget_text, measured, reference_ms, strategy_parameters
 from .html_page import PAGE
 from .ship import ShipLine, cell_text, ship_settings
 
@@ -39,8 +39,7 @@ def _points(df, d: Decision) -> list[dict]:
     part = ok[(ok["source"] == d.source) & (ok["budget_key"] == d.budget)
               & ((ok["near_dup_key"] == nd) if nd is not None else True)]
     part = part.sort_values("run_id", kind="stable")  # the same sums in any row order
-    cpu = part["cpu_seconds_min"].where(part["cpu_seconds_min"].notna(), part["seconds_median"]) * 1e3
-    part = part.assign(_cpu=cpu)
+    part = part.assign(_cpu=reference_ms(part))  # the unit the latency classes use
     cands = {c.strategy: c for c in d.candidates}
     grey = dict(d.out_of_domain) | dict(d.excluded)
     out = []

@@ -81,7 +81,7 @@ function tipText(cell, p) {
   const lines = [`${p.s} (order ${p.o})`, `mean ${cell.metric} ${p.q.toFixed(3)} over n=${cell.n} instances`];
   if (p.iv) lines.push(p.pick || (p.iv[0] === 0 && p.iv[1] === 0 && p.iv[2] === 0) ? "best or equal to the best"
                        : `vs best: ${p.iv[0].toFixed(3)} [${p.iv[1].toFixed(3)}, ${p.iv[2].toFixed(3)}] (95%)`);
-  lines.push(`CPU median ${p.cpu.toPrecision(2)} ms per call` + (p.cls ? ` (class ${p.cls})` : ""));
+  lines.push(`CPU median ${p.cpu.toPrecision(2)} reference ms per call` + (p.cls ? ` (class ${p.cls})` : ""));
   if (p.eff !== null) lines.push(`order efficiency ${p.eff.toFixed(3)}`);
   if (p.tied) lines.push("tied for best"); if (p.pick) lines.push("recommended");
   if (p.grey) lines.push(`not compared: ${p.grey}`);
@@ -111,7 +111,7 @@ function panel(cell, order) {
     svg.appendChild(el("svg:text", {x: X(k), y: H - B + 13, "font-size": 10, "text-anchor": "middle"}, `${10 ** k}`));
   }
   svg.appendChild(el("svg:text", {x: (L + W - R) / 2, y: H - 4, "font-size": 10, "text-anchor": "middle"},
-                     "CPU ms per call (log)"));
+                     "CPU reference ms per call (log)"));
   for (let k = 0; k <= 4; k++) {
     const v = y0 + (y1 - y0) * k / 4;
     svg.appendChild(el("svg:text", {x: L - 4, y: Y(v) + 3, "font-size": 10, "text-anchor": "end"}, v.toFixed(3)));

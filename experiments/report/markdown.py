@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .decision import DELTA, LATENCY_MARGIN, MIN_INSTANCES, Decision, class_text, metric_name
+from .decision import DELTA, MIN_INSTANCES, Decision, metric_name
+from .latency import LATENCY_MARGIN, class_text
 from .frame import budget_text, measured, strategy_parameters
 from .ship import cell_text, ship_lines, ship_settings
 from .tables import detail, markdown_table, order_table
@@ -29,8 +30,8 @@ def _esc(text: str) -> str:
 def _ship_block(df, cells: Sequence[Decision]) -> list[str]:
     params = strategy_parameters(df) if not df.empty else {}
     md = ["## Ship this\n",
-          "Per source domain and latency budget (CPU time per call): the one strategy that is best or tied-best "
-          "in the most cells of the domain, its worst-case quality regret and where it loses (rule: "
+          "Per source domain and latency budget (CPU time per call, reference ms): the one strategy that is best "
+          "or tied-best in the most cells of the domain, its worst-case quality regret and where it loses (rule: "
           "docs/decisions.md).\n"]
     lines = ship_lines(list(cells))
     for domain in sorted({ln.domain for ln in lines}):
@@ -133,8 +134,10 @@ def summary_markdown(out: Path, name: str, df, rows: Sequence[Mapping[str, Any]]
         return "\n".join(md + ["(no rows)\n"])
     md.append(f"{len(rows):,} runs ({_status_line(df)}). The decision rests on the rows' quality columns, with "
               f"paired 95% bootstrap intervals over each cell's instances (differences within {DELTA:g} are none; "
-              f"cells with fewer than {MIN_INSTANCES} instances are not decided), then on CPU latency classes (a "
-              f"higher class counts only when the paired CPU ratio is surely above {LATENCY_MARGIN:g}x), then on "
+              f"cells with fewer than {MIN_INSTANCES} instances are not decided), then on CPU latency classes in "
+              "reference ms (CPU time over a reference workload timed beside each call; a strategy is in a class "
+              f"unless surely above its bound by {LATENCY_MARGIN:g}x, and a higher class counts only when the "
+              f"paired CPU ratio is surely above {LATENCY_MARGIN:g}x), then on "
               "the declared simplicity order. Strategies not meant for a source's domain are shown struck "
               "through with the reason. The rule: docs/decisions.md.\n")
     md += _ship_block(df, cells)

@@ -1,6 +1,6 @@
 """The "ship this" block: per source domain and latency budget, the one strategy to ship.
 
-For a latency budget L (a class of `decision.LATENCY_CLASSES`, CPU per call) a
+For a latency budget L (a class of `latency.LATENCY_CLASSES`, reference CPU ms per call) a
 strategy *fits* a cell when its class is at most L, or when it is not surely
 slower (`decision.slower`) than a strategy of the cell that is: near a class
 bound the paired comparison decides, not the bound. A strategy is a candidate
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .decision import LATENCY_CLASSES, Decision, higher, metric_name, rank, simplicity, slower
+from .decision import Decision, higher, metric_name, rank, simplicity, slower
+from .latency import LATENCY_CLASSES
 from .frame import budget_text
 
 __all__ = ["ShipLine", "ship_lines", "cell_text", "best_order", "ship_settings"]

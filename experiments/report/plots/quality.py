@@ -52,7 +52,7 @@ def pareto(df, path: Path, style: dict[str, dict[str, Any]], cells: Sequence[Dec
                         textcoords="offset points", fontsize=8, ha="right" if right_half else "left")
         _ylim(ax, col if col in ALL_METRICS else "score_ratio")
         ax.set_title(_cell_title(d), fontsize=9)
-        ax.set_xlabel("median CPU time per call (ms, log scale)", fontsize=8)
+        ax.set_xlabel("median CPU time per call (reference ms, log scale)", fontsize=8)
         ax.set_ylabel(f"mean {d.quality_name}", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
