@@ -73,11 +73,25 @@ def test_the_speed_suite_times_the_chosen_stage_of_each_cell(project, monkeypatc
         assert spent < 0.01
 
 
-def test_a_stage_the_cell_does_not_run_is_an_error_of_that_cell(project, monkeypatch):
+def test_the_fill_stage_times_the_configs_fill(project, monkeypatch):
     monkeypatch.setenv(speed_suite.STAGE_ENV, "fill")
     [case, _] = speed_suite.build_suite(True)
-    with pytest.raises(RuntimeError, match="runs no fill stage"):
+    with pytest.raises(RuntimeError, match=r"runs no fill stage \(the config sets no `fill`\)"):
         case.setup()
+    (project / "user.toml").write_text(CONFIG.replace('reference = "exact_dp"', 'reference = "exact_dp"\nfill = "truncate"'))
+    [case, _] = speed_suite.build_suite(True)
+    state = case.setup()
+    start = time.process_time()
+    ordered, _truncated = case.run(state)  # the fill's apply alone (what it returns), not the 10 ms strategy
+    assert time.process_time() - start < 0.01 and all(hasattr(it, "tokens") for it in ordered)
+
+
+def test_gate_refuses_stage_fill_once_when_the_config_sets_no_fill(project, capsys):
+    (project / "base").mkdir()
+    assert cli_main(["gate", "user.toml", "--baseline", "base", "--against", "HEAD", "--stage", "fill"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("--stage fill") == 1 and "sets no `fill`" in err and "fill = " in err
+    assert not (project / "results").exists()  # refused before anything ran
 
 
 def _p(ratios, ref=0.001):
@@ -144,3 +158,49 @@ def test_bench_check_says_it_benchmarks_packbench_outside_its_checkout(tmp_path)
     root = source_root()
     if root is not None:
         assert scope_note(root) is None
+
+
+def _row(name, speed, ratios=None):
+    from packbench.experiments.bench.compare import CheckRow
+    from packbench.experiments.gate.status import Quality
+
+    p = _p(ratios) if ratios else None
+    return CheckRow(name, speed, Quality.OK, p, (f"{speed}: first sentence",) if speed != Speed.OK else ())
+
+
+def test_a_slower_cell_fails_only_when_a_second_pass_in_fresh_processes_confirms_it():
+    from packbench.experiments.gate.confirm import confirm_slower
+
+    first = [_row("real", Speed.SLOWER, [1.5] * 12), _row("fluke", Speed.SLOWER, [1.14] * 12),
+             _row("clean", Speed.OK, [1.0] * 12), _row("noisy", Speed.UNSURE, [1.2, 0.9] * 6)]
+    asked = []
+
+    def retime(names):  # a planted fake: the real slowdown holds, the fluke does not
+        asked.append(list(names))
+        return [_row("real", Speed.SLOWER, [1.48] * 12), _row("fluke", Speed.OK, [1.01] * 12)]
+
+    rows, again = confirm_slower(first, retime)
+    by = {r.name: r for r in rows}
+    assert asked == [["real", "fluke"]]  # one second pass, over the slower cells only
+    assert by["real"].speed == Speed.SLOWER and by["real"].failed and "confirmed" in by["real"].notes[-1]
+    assert by["fluke"].speed == Speed.UNSURE and not by["fluke"].failed
+    assert "not confirmed" in by["fluke"].notes[0] and "1.140x" in by["fluke"].notes[0] and "1.010x" in by["fluke"].notes[0]
+    assert by["clean"] is first[2] and by["noisy"] is first[3]  # cells that passed are not timed again
+    assert set(again) == {"real", "fluke"}
+
+
+def test_a_clean_first_pass_costs_no_confirmation_and_a_confirmation_error_fails():
+    from packbench.experiments.gate.confirm import confirm_slower
+
+    def never(names):
+        raise AssertionError(f"timed again: {names}")
+
+    rows, again = confirm_slower([_row("a", Speed.OK, [1.0] * 12), _row("b", Speed.FASTER, [0.7] * 12)], never)
+    assert [r.speed for r in rows] == [Speed.OK, Speed.FASTER] and again == {}
+    err = _row("a", Speed.ERROR)
+    err = type(err)("a", Speed.ERROR, err.quality, None, ("current tree: boom",))
+    rows, _ = confirm_slower([_row("a", Speed.SLOWER, [1.5] * 12)], lambda names: [err])
+    assert rows[0].speed == Speed.ERROR and rows[0].failed and "boom" in rows[0].notes[0]
+    # A cell the confirmation did not return: nothing refuted the first pass, it still fails.
+    rows, _ = confirm_slower([_row("a", Speed.SLOWER, [1.5] * 12)], lambda names: [])
+    assert rows[0].speed == Speed.SLOWER and "missing from the confirmation" in rows[0].notes[-1]
