@@ -204,3 +204,39 @@ def test_a_clean_first_pass_costs_no_confirmation_and_a_confirmation_error_fails
     # A cell the confirmation did not return: nothing refuted the first pass, it still fails.
     rows, _ = confirm_slower([_row("a", Speed.SLOWER, [1.5] * 12)], lambda names: [])
     assert rows[0].speed == Speed.SLOWER and "missing from the confirmation" in rows[0].notes[-1]
+
+
+def _two_runs(directory):
+    for k, ms in enumerate((1.0, 1.6)):
+        append_record(directory, {"commit": str(k) * 40, "dirty": False, "date": f"2026-01-0{k + 1}T00:00:00+00:00",
+                                  "regressions": ["speed: s / 0.3 / a"] if k else [],
+                                  "cells": {"s / 0.3 / a": {"ratio_mean": 0.9 + k / 100}},
+                                  "speed": {"s / 0.3 / a": {"ms_now": ms, "ratio": 1.0 + k}}})
+
+
+def test_history_page_is_self_contained_and_marks_the_failing_run(tmp_path):
+    import re
+
+    _two_runs(tmp_path)
+    assert cli_main(["report", "--history", str(tmp_path)]) == 0
+    page = (tmp_path / "history.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count('data-cell="s / 0.3 / a"') == 2  # speed and quality
+    assert not re.search(r"(src|href)=\"(https?:)?//", page) and "<script" not in page  # nothing fetched or run
+    # Run 2 failed its speed cell: that one point is red, its quality point is not.
+    assert "0000000000" in page and "1111111111" in page and page.count('fill="#d62728"') == 1
+
+
+def test_report_of_a_results_directory_gets_the_history_section_once(project, tmp_path):
+    from packbench.experiments.report.html_history import SECTION_ID
+
+    assert cli_main(["run", "user.toml", "--out", "res", "--yes"]) == 0
+    store = tmp_path / "hist"
+    _two_runs(store)
+    for _ in range(2):  # drawn again: the section is replaced, not repeated
+        assert cli_main(["report", "res", "--history", str(store)]) == 0
+    page = (project / "res" / "report.html").read_text()
+    assert page.count(f'<section id="{SECTION_ID}">') == 1 and page.index(SECTION_ID) < page.rindex("</body>")
+    assert "Gate history" in page and "which strategy to ship" in page  # the run report's page is still there
+    with pytest.raises(FileNotFoundError, match="no report.html"):
+        from packbench.experiments.gate.history import draw_history
+        draw_history(store, report_dir=tmp_path / "empty")
