@@ -240,3 +240,41 @@ def test_report_of_a_results_directory_gets_the_history_section_once(project, tm
     with pytest.raises(FileNotFoundError, match="no report.html"):
         from packbench.experiments.gate.history import draw_history
         draw_history(store, report_dir=tmp_path / "empty")
+
+
+def test_the_confirmation_pass_gets_other_hash_seeds_cpus_and_side_order(monkeypatch, tmp_path):
+    from packbench.experiments.bench import abtest
+    from packbench.experiments.gate.confirm import CONFIRM_FIRST_ROUND
+
+    seen = {"seeds": [], "cpus": [], "first": []}
+
+    class FakeWorker:  # answers the worker protocol without a process
+        def __init__(self, side, suite_file, full, log_dir, tag, hash_seed=0):
+            self.label, self._last = side.label, None
+            seen["seeds"].append(hash_seed)
+
+        def send(self, msg):
+            self._last = msg
+            if msg["op"] == "time":
+                seen["first"].append(self.label)
+
+        def recv(self):
+            if self._last["op"] == "prepare":
+                return {"cases": {"c": {"seconds": 0.01, "quality": {}}}, "all": ["c"]}
+            return {"seconds": 0.01}
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(abtest, "_Worker", FakeWorker)
+    monkeypatch.setattr(abtest, "_share_one_cpu", lambda wa, wb, rnd: seen["cpus"].append(rnd))
+    sides = abtest.Side("A", None), abtest.Side("B", None)
+    first = abtest.run_ab(*sides, rounds=2, pairs=2)
+    base_seeds, base_cpus, base_order = seen["seeds"][:], seen["cpus"][:], seen["first"][::2]
+    for k in seen:
+        seen[k].clear()
+    again = abtest.run_ab(*sides, rounds=2, pairs=2, first_round=CONFIRM_FIRST_ROUND)
+    assert len(first.a["c"]) == len(again.a["c"]) == 4
+    assert not set(seen["seeds"]) & set(base_seeds)  # other hash seeds: other set and dict layouts
+    assert [r % 2 for r in seen["cpus"]] == [1 - r % 2 for r in base_cpus]  # each round on the other CPU
+    assert seen["first"][::2] == ["B" if s == "A" else "A" for s in base_order]  # the other side first in each pair
