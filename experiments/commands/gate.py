@@ -272,6 +272,6 @@ def _speed(config: Path, against: str, tol: Tolerances) -> tuple[list[Outcome], 
         if (c := again.get(r.name)) is not None and c.paired is not None:
             doc[r.name]["confirmation"] = {"status": str(c.speed), "ratio": c.paired.ratio, "low": c.paired.low,
                                            "high": c.paired.high, "pairs": c.paired.n}
-        note = "; ".join(r.notes) if r.speed in (Speed.ERROR, Speed.SLOWER) else (r.notes[0] if r.speed != Speed.OK and r.notes else "")
+        note = "; ".join(r.notes) if r.speed == Speed.ERROR else (r.notes[0] if r.speed != Speed.OK and r.notes else "")
         outcomes.append(Outcome(f"speed: {r.name}", r.speed in FAILING, (tol.stage, str(r.speed), *figures), note))
     return outcomes, doc, mode

@@ -48,8 +48,10 @@ def combine(first: CheckRow, again: CheckRow | None) -> CheckRow:
         return replace(first, notes=first.notes + ("not confirmed: the cell was missing from the confirmation",))
     if again.speed == Speed.ERROR:
         return replace(first, speed=Speed.ERROR, notes=("confirmation: " + "; ".join(again.notes),) + first.notes)
-    if again.speed == Speed.SLOWER:
-        return replace(first, notes=first.notes + (f"confirmed by a second pass in fresh processes: {_figures(again)}",))
+    if again.speed == Speed.SLOWER:  # the first note is the verdict's sentence: the confirmation joins it
+        said = first.notes[0] if first.notes else "slower"
+        return replace(first, notes=(f"{said}; confirmed by a second pass in fresh processes: {_figures(again)}",)
+                       + first.notes[1:])
     note = (f"not confirmed: slower in the first pass ({_figures(first)}), {again.speed} in a second pass in fresh "
             f"processes ({_figures(again)}); passes")
     return replace(first, speed=Speed.UNSURE, notes=(note,) + first.notes[1:])
