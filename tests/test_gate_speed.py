@@ -73,11 +73,25 @@ def test_the_speed_suite_times_the_chosen_stage_of_each_cell(project, monkeypatc
         assert spent < 0.01
 
 
-def test_a_stage_the_cell_does_not_run_is_an_error_of_that_cell(project, monkeypatch):
+def test_the_fill_stage_times_the_configs_fill(project, monkeypatch):
     monkeypatch.setenv(speed_suite.STAGE_ENV, "fill")
     [case, _] = speed_suite.build_suite(True)
-    with pytest.raises(RuntimeError, match="runs no fill stage"):
+    with pytest.raises(RuntimeError, match=r"runs no fill stage \(the config sets no `fill`\)"):
         case.setup()
+    (project / "user.toml").write_text(CONFIG.replace('reference = "exact_dp"', 'reference = "exact_dp"\nfill = "truncate"'))
+    [case, _] = speed_suite.build_suite(True)
+    state = case.setup()
+    start = time.process_time()
+    ordered, _truncated = case.run(state)  # the fill's apply alone (what it returns), not the 10 ms strategy
+    assert time.process_time() - start < 0.01 and all(hasattr(it, "tokens") for it in ordered)
+
+
+def test_gate_refuses_stage_fill_once_when_the_config_sets_no_fill(project, capsys):
+    (project / "base").mkdir()
+    assert cli_main(["gate", "user.toml", "--baseline", "base", "--against", "HEAD", "--stage", "fill"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("--stage fill") == 1 and "sets no `fill`" in err and "fill = " in err
+    assert not (project / "results").exists()  # refused before anything ran
 
 
 def _p(ratios, ref=0.001):
@@ -144,3 +158,124 @@ def test_bench_check_says_it_benchmarks_packbench_outside_its_checkout(tmp_path)
     root = source_root()
     if root is not None:
         assert scope_note(root) is None
+
+
+def _row(name, speed, ratios=None):
+    from packbench.experiments.bench.compare import CheckRow
+    from packbench.experiments.gate.status import Quality
+
+    p = _p(ratios) if ratios else None
+    return CheckRow(name, speed, Quality.OK, p, (f"{speed}: first sentence",) if speed != Speed.OK else ())
+
+
+def test_a_slower_cell_fails_only_when_a_second_pass_in_fresh_processes_confirms_it():
+    from packbench.experiments.gate.confirm import confirm_slower
+
+    first = [_row("real", Speed.SLOWER, [1.5] * 12), _row("fluke", Speed.SLOWER, [1.14] * 12),
+             _row("clean", Speed.OK, [1.0] * 12), _row("noisy", Speed.UNSURE, [1.2, 0.9] * 6)]
+    asked = []
+
+    def retime(names):  # a planted fake: the real slowdown holds, the fluke does not
+        asked.append(list(names))
+        return [_row("real", Speed.SLOWER, [1.48] * 12), _row("fluke", Speed.OK, [1.01] * 12)]
+
+    rows, again = confirm_slower(first, retime)
+    by = {r.name: r for r in rows}
+    assert asked == [["real", "fluke"]]  # one second pass, over the slower cells only
+    assert by["real"].speed == Speed.SLOWER and by["real"].failed
+    assert by["real"].notes[0].startswith("slower: first sentence; confirmed by a second pass") and "1.480x" in by["real"].notes[0]
+    assert by["fluke"].speed == Speed.UNSURE and not by["fluke"].failed
+    assert "not confirmed" in by["fluke"].notes[0] and "1.140x" in by["fluke"].notes[0] and "1.010x" in by["fluke"].notes[0]
+    assert by["clean"] is first[2] and by["noisy"] is first[3]  # cells that passed are not timed again
+    assert set(again) == {"real", "fluke"}
+
+
+def test_a_clean_first_pass_costs_no_confirmation_and_a_confirmation_error_fails():
+    from packbench.experiments.gate.confirm import confirm_slower
+
+    def never(names):
+        raise AssertionError(f"timed again: {names}")
+
+    rows, again = confirm_slower([_row("a", Speed.OK, [1.0] * 12), _row("b", Speed.FASTER, [0.7] * 12)], never)
+    assert [r.speed for r in rows] == [Speed.OK, Speed.FASTER] and again == {}
+    err = _row("a", Speed.ERROR)
+    err = type(err)("a", Speed.ERROR, err.quality, None, ("current tree: boom",))
+    rows, _ = confirm_slower([_row("a", Speed.SLOWER, [1.5] * 12)], lambda names: [err])
+    assert rows[0].speed == Speed.ERROR and rows[0].failed and "boom" in rows[0].notes[0]
+    # A cell the confirmation did not return: nothing refuted the first pass, it still fails.
+    rows, _ = confirm_slower([_row("a", Speed.SLOWER, [1.5] * 12)], lambda names: [])
+    assert rows[0].speed == Speed.SLOWER and "missing from the confirmation" in rows[0].notes[-1]
+
+
+def _two_runs(directory):
+    for k, ms in enumerate((1.0, 1.6)):
+        append_record(directory, {"commit": str(k) * 40, "dirty": False, "date": f"2026-01-0{k + 1}T00:00:00+00:00",
+                                  "regressions": ["speed: s / 0.3 / a"] if k else [],
+                                  "cells": {"s / 0.3 / a": {"ratio_mean": 0.9 + k / 100}},
+                                  "speed": {"s / 0.3 / a": {"ms_now": ms, "ratio": 1.0 + k}}})
+
+
+def test_history_page_is_self_contained_and_marks_the_failing_run(tmp_path):
+    import re
+
+    _two_runs(tmp_path)
+    assert cli_main(["report", "--history", str(tmp_path)]) == 0
+    page = (tmp_path / "history.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count('data-cell="s / 0.3 / a"') == 2  # speed and quality
+    assert not re.search(r"(src|href)=\"(https?:)?//", page) and "<script" not in page  # nothing fetched or run
+    # Run 2 failed its speed cell: that one point is red, its quality point is not.
+    assert "0000000000" in page and "1111111111" in page and page.count('fill="#d62728"') == 1
+
+
+def test_report_of_a_results_directory_gets_the_history_section_once(project, tmp_path):
+    from packbench.experiments.report.html_history import SECTION_ID
+
+    assert cli_main(["run", "user.toml", "--out", "res", "--yes"]) == 0
+    store = tmp_path / "hist"
+    _two_runs(store)
+    for _ in range(2):  # drawn again: the section is replaced, not repeated
+        assert cli_main(["report", "res", "--history", str(store)]) == 0
+    page = (project / "res" / "report.html").read_text()
+    assert page.count(f'<section id="{SECTION_ID}">') == 1 and page.index(SECTION_ID) < page.rindex("</body>")
+    assert "Gate history" in page and "which strategy to ship" in page  # the run report's page is still there
+    with pytest.raises(FileNotFoundError, match="no report.html"):
+        from packbench.experiments.gate.history import draw_history
+        draw_history(store, report_dir=tmp_path / "empty")
+
+
+def test_the_confirmation_pass_gets_other_hash_seeds_cpus_and_side_order(monkeypatch, tmp_path):
+    from packbench.experiments.bench import abtest
+    from packbench.experiments.gate.confirm import CONFIRM_FIRST_ROUND
+
+    seen = {"seeds": [], "cpus": [], "first": []}
+
+    class FakeWorker:  # answers the worker protocol without a process
+        def __init__(self, side, suite_file, full, log_dir, tag, hash_seed=0):
+            self.label, self._last = side.label, None
+            seen["seeds"].append(hash_seed)
+
+        def send(self, msg):
+            self._last = msg
+            if msg["op"] == "time":
+                seen["first"].append(self.label)
+
+        def recv(self):
+            if self._last["op"] == "prepare":
+                return {"cases": {"c": {"seconds": 0.01, "quality": {}}}, "all": ["c"]}
+            return {"seconds": 0.01}
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(abtest, "_Worker", FakeWorker)
+    monkeypatch.setattr(abtest, "_share_one_cpu", lambda wa, wb, rnd: seen["cpus"].append(rnd))
+    sides = abtest.Side("A", None), abtest.Side("B", None)
+    first = abtest.run_ab(*sides, rounds=2, pairs=2)
+    base_seeds, base_cpus, base_order = seen["seeds"][:], seen["cpus"][:], seen["first"][::2]
+    for k in seen:
+        seen[k].clear()
+    again = abtest.run_ab(*sides, rounds=2, pairs=2, first_round=CONFIRM_FIRST_ROUND)
+    assert len(first.a["c"]) == len(again.a["c"]) == 4
+    assert not set(seen["seeds"]) & set(base_seeds)  # other hash seeds: other set and dict layouts
+    assert [r % 2 for r in seen["cpus"]] == [1 - r % 2 for r in base_cpus]  # each round on the other CPU
+    assert seen["first"][::2] == ["B" if s == "A" else "A" for s in base_order]  # the other side first in each pair

@@ -163,7 +163,7 @@ def _calibrate(seconds: float) -> tuple[int, int]:
 
 def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2, pairs: int = 5,
            full: bool = False, suite_file: Path | None = None, skip_references: bool = True,
-           progress: Callable[[str], None] | None = None) -> ABResult:
+           progress: Callable[[str], None] | None = None, first_round: int = 0) -> ABResult:
     """Time the cases on both sides, interleaved.
 
     Args:
@@ -176,6 +176,9 @@ def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2
         suite_file: A Python file with ``build_suite(quick)`` used instead of the tree's suite.
         skip_references: Leave the fixed reference cases out on A (they measure the machine).
         progress: Called with a line per step.
+        first_round: Number of the first round (its hash seed and CPU; an odd one also swaps which
+            side goes first): a pass that must be independent of an earlier one (the gate's
+            confirmation) starts past that one's rounds.
 
     Returns:
         The timings (``rounds * pairs`` per timed case present on both sides) and quality figures.
@@ -189,7 +192,7 @@ def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2
     say = progress or (lambda _msg: None)
     res = ABResult()
     with tempfile.TemporaryDirectory(prefix="packbench-ab-") as logs:
-        for rnd in range(rounds):
+        for rnd in range(first_round, first_round + rounds):
             wa = _Worker(a, suite_file, full, Path(logs), f"a{rnd}", rnd)
             try:
                 wb = _Worker(b, suite_file, full, Path(logs), f"b{rnd}", rnd)
@@ -198,12 +201,12 @@ def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2
                 raise
             try:
                 _share_one_cpu(wa, wb, rnd)
-                names = _prepare_round(wa, wb, a, b, cases, rnd, res, say, skip_references)
+                names = _prepare_round(wa, wb, a, b, cases, rnd - first_round, res, say, skip_references)
                 work = [n for n in names if n not in res.references]
                 for p in range(pairs):
-                    say(f"round {rnd + 1}/{rounds}, pair {p + 1}/{pairs}: timing {len(work)} cases")
+                    say(f"round {rnd - first_round + 1}/{rounds}, pair {p + 1}/{pairs}: timing {len(work)} cases")
                     for k, name in enumerate(work):
-                        order = (wa, wb) if (rnd * pairs + p + k) % 2 == 0 else (wb, wa)
+                        order = (wa, wb) if (rnd * pairs + p + k + first_round) % 2 == 0 else (wb, wa)
                         times = {}
                         for w in order:
                             side = a if w is wa else b

@@ -94,7 +94,8 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
               no_history: bool = False, cases: Sequence[str] | None = None, full: bool = False,
               rounds: int = 2, pairs: int = 3, tolerance: float = 1.3, floor: float = 0.001,
               confidence: float = 0.95, suite_file: Path | None = None,
-              progress: Callable[[str], None] | None = None, real_at_median: bool = False) -> CheckReport:
+              progress: Callable[[str], None] | None = None, real_at_median: bool = False,
+              first_round: int = 0) -> CheckReport:
     """Run the check.
 
     Args:
@@ -112,6 +113,7 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
         suite_file: A Python file with ``build_suite(quick)`` instead of the tree's suite.
         progress: Called with a line per step.
         real_at_median: The user gate's speed rule (see `compare.judge_speed`).
+        first_round: Passed to `run_ab` (a confirmation's fresh processes).
 
     Raises:
         RevisionError: `against` given but not found, or no git checkout.
@@ -128,7 +130,8 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
         ref = resolve(git_repo, against), f"--against {against}"
     elif not no_history and git_repo is not None:
         ref = default_ref(git_repo, (baseline or {}).get("commit"))
-    kw = dict(cases=cases, rounds=rounds, pairs=pairs, full=full, suite_file=suite_file, progress=progress)
+    kw = dict(cases=cases, rounds=rounds, pairs=pairs, full=full, suite_file=suite_file, progress=progress,
+              first_round=first_round)
     if ref is not None:
         sha, why = ref
         with tempfile.TemporaryDirectory(prefix="packbench-ref-") as tmp:
@@ -165,12 +168,13 @@ def project_ref(workdir: Path, against: str) -> tuple[Path, str]:
 
 def run_project_check(workdir: Path, against: str, suite_file: Path, *, rounds: int = 2, pairs: int = 3,
                       tolerance: float = 1.3, floor: float = 0.001, confidence: float = 0.95,
-                      progress: Callable[[str], None] | None = None, real_at_median: bool = False) -> CheckReport:
+                      progress: Callable[[str], None] | None = None, real_at_median: bool = False,
+                      cases: Sequence[str] | None = None, first_round: int = 0) -> CheckReport:
     """A user's project (the git repository holding `workdir`) at REF against its working tree.
 
     Both sides run the installed packbench; what differs is the project's code
     and files: side A works in `workdir`, side B in the same directory of REF's
-    exported tree (see `Side.workdir`).
+    exported tree (see `Side.workdir`). `cases` and `first_round` are `run_ab`'s.
 
     Raises:
         RevisionError: `workdir` is in no git repository, or REF names no commit of it.
@@ -184,7 +188,8 @@ def run_project_check(workdir: Path, against: str, suite_file: Path, *, rounds: 
         tree = export_tree(top, sha, Path(tmp) / "tree")
         sides = (Side("working tree", None, workdir=workdir),
                  Side(f"REF {sha[:10]}", None, workdir=tree / workdir.relative_to(top)))
-        kw = dict(rounds=rounds, pairs=pairs, suite_file=suite_file, progress=progress)
+        kw = dict(cases=cases, rounds=rounds, pairs=pairs, suite_file=suite_file, progress=progress,
+                  first_round=first_round)
         res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median, pairs))
     desc = (f"paired A/B: your project's working tree vs REF {sha[:10]} (--against {against}), the installed "
             f"packbench on both sides, {rounds} rounds x {pairs} pairs{_passes(extra)}")

@@ -29,7 +29,7 @@ __all__ = ["SCENARIOS", "make_project", "calibrate", "run_trials", "main"]
 
 TARGETS_MS = {"fast": 0.005, "mid": 0.5, "slow": 5.0}
 # name -> {strategy slowed: factor}; "clean" plants nothing.
-SCENARIOS = {"mixed": {"fast": 1.5, "mid": 1.5, "slow": 1.2}, "clean": {}, "slow_1.5x": {"slow": 1.5}}
+SCENARIOS = {"clean": {}, "mixed": {"fast": 1.5, "mid": 1.5, "slow": 1.2}, "slow_1.5x": {"slow": 1.5}}
 
 STRATEGIES = '''"""The project's own packers: density order, after {spin} iterations of other work."""
 
@@ -188,6 +188,14 @@ def planted(spin: dict[str, int], project: Path, name: str, factor: float) -> tu
     return spin[name] + step, ratio
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes (and theirs), so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_trials(project: Path, scenario: str, spin: dict[str, int], trials: int, gate_args: list[str]) -> dict:
     """`trials` gate runs of one scenario; per planted strategy the runs that flag it, false alarms, wall times."""
     plan = SCENARIOS[scenario]
@@ -196,16 +204,18 @@ def run_trials(project: Path, scenario: str, spin: dict[str, int], trials: int, 
         spins[name], measured[name] = planted(spin, project, name, factor)
     _write_strategies(project, spins)
     flagged = dict.fromkeys(plan, 0)
-    false_cells, walls, exits = 0, [], []
+    false_cells, walls, cpus, loads, exits, cleared = 0, [], [], [], [], []
     ratios: dict[str, list[float]] = {n: [] for n in TARGETS_MS}
     detects: dict[str, list[float]] = {n: [] for n in TARGETS_MS}
     try:
         for k in range(trials):
-            start = time.perf_counter()
+            start, cpu0 = time.perf_counter(), _children_cpu()
             done = subprocess.run([sys.executable, "-m", "packbench", "gate", "gate.toml", "--baseline", "baseline",
                                    "--against", "base", "--out", f"gate-out/{scenario}-{k}", *gate_args],
                                   cwd=project, capture_output=True, text=True)
             walls.append(time.perf_counter() - start)
+            cpus.append(_children_cpu() - cpu0)
+            loads.append(os.getloadavg()[0])
             exits.append(done.returncode)
             doc_path = project / "gate-out" / f"{scenario}-{k}" / "gate.json"
             doc = json.loads(doc_path.read_text()) if doc_path.is_file() else {"speed": {}, "regressions": []}
@@ -216,10 +226,13 @@ def run_trials(project: Path, scenario: str, spin: dict[str, int], trials: int, 
             false_cells += len(wrong)
             for cell, fig in doc["speed"].items():
                 n = cell.rsplit(":", 1)[-1]
+                if "confirmation" in fig and fig["status"] != "slower":
+                    cleared.append(cell)  # flagged by the first pass, cleared by the confirmation
                 if fig.get("ratio") is not None:
                     ratios[n].append(fig["ratio"])
                     detects[n].append(fig["detectable"])
-            print(f"  {scenario} {k + 1}/{trials}: exit {done.returncode}, {walls[-1]:.0f} s, flagged "
+            print(f"  {scenario} {k + 1}/{trials}: exit {done.returncode}, {walls[-1]:.0f} s wall, "
+                  f"{cpus[-1]:.0f} s CPU, load {loads[-1]:.1f}, flagged "
                   f"{[n for n in plan if hit[n]] or '-'}, false alarms {wrong or '-'}", flush=True)
             if done.returncode == 2:
                 print(done.stderr[-2000:], flush=True)
@@ -229,6 +242,8 @@ def run_trials(project: Path, scenario: str, spin: dict[str, int], trials: int, 
     return {"scenario": scenario, "planted": plan, "measured_in_process": {n: round(r, 3) for n, r in measured.items()},
             "trials": trials, "flagged": flagged, "false_alarm_cells": false_cells, "exits": exits,
             "wall_median_s": round(statistics.median(walls), 1), "wall_max_s": round(max(walls), 1),
+            "wall_s": [round(w, 1) for w in walls], "cpu_s": [round(c, 1) for c in cpus],
+            "load_1min": [round(x, 1) for x in loads], "cleared_by_confirmation": cleared,
             "ratio_median": {n: med(v) for n, v in ratios.items()},
             "detectable_median": {n: med(v) for n, v in detects.items()}}
 
@@ -251,11 +266,13 @@ def main(argv: list[str] | None = None) -> int:
         for scenario in args.scenarios.split(","):
             results.append(run_trials(project, scenario, spin, args.trials, args.gate_args.split()))
             print(json.dumps(results[-1]), flush=True)
+            # Written after each scenario: a long measurement stopped early keeps what it finished.
+            (project / "power.json").write_text(json.dumps({"busy": args.busy, "spin": spin, "results": results},
+                                                           indent=1))
     finally:
         if busy is not None:
             busy.kill()
             busy.wait()
-    (project / "power.json").write_text(json.dumps({"busy": args.busy, "spin": spin, "results": results}, indent=1))
     print(f"{'scenario':10} {'strategy':8} {'planted':>8} {'in-process':>10} {'flagged':>8} {'gate ratio':>10} "
           f"{'detects':>8}")
     for r in results:
@@ -264,8 +281,10 @@ def main(argv: list[str] | None = None) -> int:
             flagged = f"{r['flagged'][n]}/{r['trials']}" if planted_x else f"({r['false_alarm_cells']} false)"
             print(f"{r['scenario']:10} {n:8} {planted_x or '-':>8} {r['measured_in_process'].get(n, '-'):>10} "
                   f"{flagged:>8} {r['ratio_median'][n] or '-':>10} {r['detectable_median'][n] or '-':>8}")
-        print(f"{r['scenario']:10} gate wall median {r['wall_median_s']} s, max {r['wall_max_s']} s; "
-              f"false alarm cells {r['false_alarm_cells']}")
+        print(f"{r['scenario']:10} gate wall median {r['wall_median_s']} s, max {r['wall_max_s']} s; CPU median "
+              f"{statistics.median(r['cpu_s']):.1f} s; load {min(r['load_1min'])}-{max(r['load_1min'])}; "
+              f"false alarm cells {r['false_alarm_cells']}; cleared by the confirmation "
+              f"{len(r['cleared_by_confirmation'])}")
     return 0
 
 

@@ -28,6 +28,7 @@ from packbench.experiments.bench.ci_output import (EXIT_CANNOT_RUN, EXIT_OK, EXI
                                                    markdown_table, write_junit)
 from packbench.experiments.gate.baseline import check_coverage, load_baseline_cells
 from packbench.experiments.gate.cells import cell_name, cell_stats, load_rows
+from packbench.experiments.gate.status import Speed
 from packbench.experiments.gate.tolerances import STAGE_CHOICES, TOLERANCE_HELP, Tolerances, parse_tolerances
 from packbench.experiments.gate.verdict import FIGURES, CellVerdict, compare_cells
 from packbench.experiments.storage import RUNS_FILE, write_atomic
@@ -88,10 +89,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _settings(args: argparse.Namespace, config_path: Path) -> Tolerances:
     from packbench.experiments.config import load_config
 
-    table = dict(load_config(config_path).gate)  # the whole config is validated; errors name the key
-    tol = parse_tolerances(table, origin=f"{config_path} [gate]")
+    config = load_config(config_path)  # the whole config is validated; errors name the key
+    tol = parse_tolerances(dict(config.gate), origin=f"{config_path} [gate]")
     given = {k: getattr(args, f"tol_{k}", None) for k in TOLERANCE_HELP if k != "stage"}
-    return parse_tolerances({**given, "stage": args.stage}, tol, origin="command line")
+    tol = parse_tolerances({**given, "stage": args.stage}, tol, origin="command line")
+    if tol.stage == "fill" and config.fill is None and args.against is not None:
+        # Refused once, before anything runs: timing a fill the config never uses would gate code it does not ship.
+        raise ValueError(f"--stage fill: config {config_path} sets no `fill`, so no cell runs a fill stage to time; "
+                         f"set `fill = \"NAME\"` in the config (see 'packbench list'), or choose another --stage "
+                         f"(select, order, dedupe, pack)")
+    return tol
 
 
 def _run_config(config: Path, out: Path, workers: int | None, fresh: bool) -> None:
@@ -172,7 +179,7 @@ def _print(quality: list[Outcome], speed: list[Outcome], baseline: Path, mode: s
             stage, status, ratio, ms, calls, pairs, detects = o.cells
             print(f"{'!! ' if o.failed else '   '}{o.name:48} {stage:7} {status:9} {ratio:>22} {ms:>22} "
                   f"{calls:>7} {pairs:>5} {detects:>8}")
-            if o.failed and o.message:
+            if o.message and (o.failed or o.cells[1] == Speed.UNSURE):
                 print(f"      {o.message}")
     failed = [o for o in quality + speed if o.failed]
     print(f"{len(failed)} regression(s)" if failed else "no regressions",
@@ -227,7 +234,8 @@ def _speed(config: Path, against: str, tol: Tolerances) -> tuple[list[Outcome], 
     from packbench.experiments.bench.check import run_check, run_project_check
     from packbench.experiments.bench.compare import detectable
     from packbench.experiments.gate import speed_suite
-    from packbench.experiments.gate.status import FAILING, Speed
+    from packbench.experiments.gate.confirm import CONFIRM_FIRST_ROUND, confirm_slower
+    from packbench.experiments.gate.status import FAILING
 
     os.environ[speed_suite.CONFIG_ENV] = str(config.resolve())
     os.environ[speed_suite.STAGE_ENV] = tol.stage
@@ -235,13 +243,20 @@ def _speed(config: Path, against: str, tol: Tolerances) -> tuple[list[Outcome], 
     kw = dict(tolerance=tol.speed, floor=tol.floor, rounds=SPEED_ROUNDS, pairs=tol.pairs, progress=say,
               real_at_median=True)
     suite = Path(speed_suite.__file__)
-    if _speed_sides(against) == "packbench":
-        report = run_check(against=against, suite_file=suite, **kw)
-    else:
-        report = run_project_check(Path.cwd(), against, suite, **kw)
+
+    def check(**more: Any) -> Any:
+        if _speed_sides(against) == "packbench":
+            return run_check(against=against, suite_file=suite, **kw, **more)
+        return run_project_check(Path.cwd(), against, suite, **kw, **more)
+
+    report = check()
+    # A slower cell fails only when a second, independent pass over it says so too (gate/confirm.py).
+    rows, again = confirm_slower(report.rows, lambda names: check(cases=names, first_round=CONFIRM_FIRST_ROUND).rows)
     mode = f"stage `{tol.stage}`: {speed_suite.STAGES[tol.stage]}; {report.description}"
+    if again:
+        mode += f"; {len(again)} slower cell(s) timed again in fresh processes (a cell fails only if both passes say so)"
     outcomes, doc = [], {}
-    for r in report.rows:
+    for r in rows:
         p = r.paired
         loops, repeats = report.result.loops.get(r.name, ((0, 0), (0, 0)))[0]
         if p is not None:
@@ -254,6 +269,9 @@ def _speed(config: Path, against: str, tol: Tolerances) -> tuple[list[Outcome], 
         else:
             figures = ("-", "-", "-", "0", "-")
             doc[r.name] = {"status": str(r.speed), "stage": tol.stage}
+        if (c := again.get(r.name)) is not None and c.paired is not None:
+            doc[r.name]["confirmation"] = {"status": str(c.speed), "ratio": c.paired.ratio, "low": c.paired.low,
+                                           "high": c.paired.high, "pairs": c.paired.n}
         note = "; ".join(r.notes) if r.speed == Speed.ERROR else (r.notes[0] if r.speed != Speed.OK and r.notes else "")
         outcomes.append(Outcome(f"speed: {r.name}", r.speed in FAILING, (tol.stage, str(r.speed), *figures), note))
     return outcomes, doc, mode

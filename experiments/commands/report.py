@@ -1,4 +1,8 @@
-"""`packbench report DIR`: re-derive summary.csv, summary.md and plots from DIR/runs.jsonl."""
+"""`packbench report DIR`: re-derive summary.csv, summary.md and plots from DIR/runs.jsonl.
+
+``--history H`` draws the gate history store H (PNGs and ``history.html`` in H);
+with DIR too, DIR's ``report.html`` also gets the history section.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,8 @@ __all__ = ["add_arguments", "main"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", type=Path, nargs="?", help="result directory holding runs.jsonl")
     parser.add_argument("--history", type=Path, default=None,
-                        help="instead: draw the gate history store in this directory (packbench gate --history)")
+                        help="draw the gate history store in this directory (packbench gate --history): PNGs and "
+                             "history.html there; with DIR too, DIR's report.html also gets a gate history section")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -21,7 +26,7 @@ def main(args: argparse.Namespace) -> int:
     from ..columnar import read_runs
     from ..storage import REPORT_EXCLUDED, RunStore
 
-    if args.history is not None:
+    if args.history is not None and args.dir is None:
         from ..gate.history import draw_history
         return draw_history(args.history)
     if args.dir is None:
@@ -42,4 +47,7 @@ def main(args: argparse.Namespace) -> int:
         plots = [p for p in configured if p in PLOTS] if configured else plots
     written = write_report(args.dir, rows, plots=plots)
     print(f"packbench report: {len(rows):,} rows -> {len(written)} files in {args.dir.as_posix()}", file=sys.stderr)
+    if args.history is not None:
+        from ..gate.history import draw_history
+        return draw_history(args.history, report_dir=args.dir)
     return 0

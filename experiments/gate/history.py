@@ -79,20 +79,37 @@ def load_history(directory: Path) -> tuple[list[dict[str, Any]], int]:
     return records, bad
 
 
-def draw_history(directory: Path) -> int:
-    """`packbench report --history DIR`: the history's PNG graphs, written into DIR; returns exit code 0.
+def draw_history(directory: Path, report_dir: Path | None = None) -> int:
+    """`packbench report --history DIR`: the history's PNG graphs and ``history.html``, written into DIR.
+
+    Args:
+        directory: The history store.
+        report_dir: A results directory whose ``report.html`` gets the history section too.
+
+    Returns:
+        Exit code 0.
 
     Raises:
-        FileNotFoundError: No history file in `directory`.
+        FileNotFoundError: No history file in `directory`, or no ``report.html`` in `report_dir`.
     """
     import sys
 
+    from packbench.experiments.report.html_history import history_page, history_section, with_history
     from packbench.experiments.report.plots.history import write_history_plots
+    from packbench.experiments.storage import write_atomic
 
     records, bad = load_history(directory)
     if bad:
         print(f"packbench report: warning: skipped {bad} unreadable line(s) of {Path(directory) / HISTORY_FILE}",
               file=sys.stderr)
     written = write_history_plots(records, Path(directory))
+    written.append(Path(directory) / "history.html")
+    write_atomic(written[-1], history_page(records, bad))
+    if report_dir is not None:
+        page = Path(report_dir) / "report.html"
+        if not page.is_file():
+            raise FileNotFoundError(f"no report.html in {report_dir} to add the gate history to")
+        write_atomic(page, with_history(page.read_text(encoding="utf-8"), history_section(records, bad)))
+        written.append(page)
     print(f"packbench report: {len(records)} gate run(s) -> {', '.join(str(p) for p in written)}", file=sys.stderr)
     return 0

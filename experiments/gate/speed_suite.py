@@ -20,7 +20,7 @@ CONFIG_ENV = "PACKBENCH_GATE_CONFIG"
 STAGE_ENV = "PACKBENCH_GATE_STAGE"
 # --stage value -> what is timed. "select" is the strategy's own code (a plain function alone).
 STAGES = {"select": "the strategy's select, a plain function alone",
-          "order": "the order's arrange", "fill": "the fill's apply (cells without a fill are not timed)",
+          "order": "the order's arrange", "fill": "the config's fill's apply (the gate refuses a config without one)",
           "dedupe": "the dedupe method on the cell's candidates", "pack": "the whole pack call"}
 
 
@@ -44,21 +44,25 @@ def _call(state: Callable[[], Any]) -> Any:
     return state()
 
 
-def _stage_call(stage: str, items: Any, budget: int, cell: Any, dedupe: str) -> Callable[[], Any]:
+def _stage_call(stage: str, items: Any, budget: int, cell: Any, dedupe: str, fill: str | None) -> Callable[[], Any]:
     from packbench.algorithms import pack
 
     params = {**cell.strategy_params, **cell.order_params}
+    # The config's fill, as `packbench run` passes it (`measure.py`); omitted when unset, so a side
+    # whose packbench predates fills still times its other stages.
+    extra = {} if fill is None else {"fill": fill}
     if stage == "pack":
         return lambda: pack(items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order,
-                            dedupe=dedupe, **params)
+                            dedupe=dedupe, **extra, **params)
     try:
         from packbench.algorithms.pack import stage_calls
     except ImportError:
         raise RuntimeError(f"this side's packbench times no single stage (no stage_calls): use --stage pack") from None
     calls = stage_calls(items, budget, cell.near_dup, strategy=cell.strategy, order=cell.order, dedupe=dedupe,
-                        **params)
+                        **extra, **params)
     if stage not in calls:
-        raise RuntimeError(f"the cell runs no {stage} stage")
+        why = " (the config sets no `fill`)" if stage == "fill" and fill is None else ""
+        raise RuntimeError(f"the cell runs no {stage} stage{why}")
     return calls[stage]
 
 
@@ -87,7 +91,8 @@ def build_suite(quick: bool) -> list[CellCase]:
                     source = source_registry().lookup(unit.source)(**unit.source_params)
                     instances[unit_key] = {inst.key: inst for inst in source.instances(unit.seed)}
                 inst = instances[unit_key][instance]
-                return _stage_call(stage, inst.items, budget_tokens(cell.budget, inst), cell, config.dedupe)
+                return _stage_call(stage, inst.items, budget_tokens(cell.budget, inst), cell, config.dedupe,
+                                   config.fill)
 
             cases[name] = CellCase(name, setup, _call, _no_figures)
     return list(cases.values())

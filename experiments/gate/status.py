@@ -18,7 +18,8 @@ class Speed(enum.StrEnum):
     OK = "ok"
     SLOWER = "slower"          # fails: the slowdown is over the tolerance, and real (see `judge_speed`)
     FASTER = "faster"          # reported, passes
-    UNSURE = "unsure"          # over the tolerance but within the noise: timed again, passes if it stays so
+    UNSURE = "unsure"          # over the tolerance but within the noise, or slower in one pass only (the
+                               # gate's confirmation): passes, with a note
     NOT_TIMED = "not timed"    # nothing to pair with (a case only one side has)
     ERROR = "error"            # the case raised on the current side
 

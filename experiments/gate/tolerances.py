@@ -36,8 +36,9 @@ class Tolerances:
     """Allowed moves in the bad direction, per figure, and the speed check's settings (see `TOLERANCE_HELP`).
 
     The speed defaults (1.1x with a slowdown that must be real at 95%, floor 0, 12 pairs in each of
-    2 rounds) are what `bench/gate_power.py` measured to flag a 1.2x slowdown of a 5 ms strategy
-    and 1.5x of a 5 us one with no false alarm on a busy 2-core machine.
+    2 rounds, and a slower cell confirmed by a second pass, `gate.confirm`) are what
+    `bench/gate_power.py` measured to flag a 1.2x slowdown of a 5 ms strategy and 1.5x of a 5 us
+    one with no false alarm on a busy 2-core machine.
     """
 
     ratio_mean: float = 0.005
