@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from .clock import monotonic_now
+from .runs import run_bound, run_tables
 
 __all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "surrogate_bound"]
 
@@ -76,14 +77,21 @@ def _drop_loss(cw, cp, w, p, s, excess):
 
 
 @njit(cache=True)
-def _bound(cw, cp, w, p, n, c, s, t, weight, profit):
-    """Floored Dantzig bound of a state given the items outside the core; -1 when it can never fit."""
+def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z):
+    """Floored bound of a state given the items outside the core: the smaller of Dantzig's and the run bound.
+
+    -1 when the state can never fit.
+    """
     if weight <= c:
-        return _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
-    loss = _drop_loss(cw, cp, w, p, s, weight - c)
-    if loss < 0:
-        return -1
-    return _floor_bound(profit - loss)
+        dantzig = _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
+    else:
+        loss = _drop_loss(cw, cp, w, p, s, weight - c)
+        if loss < 0:
+            return -1
+        dantzig = _floor_bound(profit - loss)
+    if dantzig <= z:
+        return dantzig
+    return min(dantzig, run_bound(eff, runs, n, c, s, t, weight, profit, z))
 
 
 @njit(cache=True)
@@ -153,6 +161,8 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
     swap_p, swap_out, swap_in = _best_swap(w, p, b, c, cw[b], cp[b])
     if swap_p > z:
         z, best_step = swap_p, -3
+    eff = p / w
+    runs = run_tables(w, p)
     seq = np.empty(n, dtype=np.int64)
     adds = np.empty(n, dtype=np.int8)
     slots = min(_FIRST_SLOTS, max_states)
@@ -207,7 +217,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 z, best_step, best_bits = pp, steps, vv
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
-            if _bound(cw, cp, w, p, n, c, s, t, ww, pp) <= z:
+            if _bound(cw, cp, w, p, n, c, s, t, ww, pp, eff, runs, z) <= z:
                 continue
             W2[out], P2[out], V2[out] = ww, pp, vv
             out += 1

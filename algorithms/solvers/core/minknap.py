@@ -109,8 +109,9 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
                 total_work += int(work)
         if first is None:
             first = (int(value), _STATUS[status])
-            # A rebuild searches a few core items against a bar their set reaches: no limits.
-            clock_deadline, work_limit = to_clock(None), 0
+            # A rebuild searches a few core items against a bar their set reaches: no limits
+            # (the probe's work cap too: a rebuild stopped by it would lose the set).
+            clock_deadline, work_limit, probe = to_clock(None), 0, 0
         if step == -2:
             if len(idx) == n:  # nothing beats `lower`
                 return MinknapResult(None, int(lower), first[1], total_work)
