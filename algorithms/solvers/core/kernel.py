@@ -77,10 +77,11 @@ def _drop_loss(cw, cp, w, p, s, excess):
 
 
 @njit(cache=True)
-def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z):
+def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z, gp):
     """Floored bound of a state given the items outside the core: the smaller of Dantzig's and the run bound.
 
-    -1 when the state can never fit.
+    Every set's profit is a multiple of `gp` (the gcd of all profits), so the bound is rounded
+    down to one. -1 when the state can never fit.
     """
     if weight <= c:
         dantzig = _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
@@ -89,9 +90,11 @@ def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z):
         if loss < 0:
             return -1
         dantzig = _floor_bound(profit - loss)
+    dantzig -= dantzig % gp
     if dantzig <= z:
         return dantzig
-    return min(dantzig, run_bound(eff, runs, n, c, s, t, weight, profit, z))
+    bound = min(dantzig, run_bound(eff, runs, n, c, s, t, weight, profit, z))
+    return bound - bound % gp
 
 
 @njit(cache=True)
@@ -163,6 +166,9 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
         z, best_step = swap_p, -3
     eff = p / w
     runs = run_tables(w, p)
+    gp = 1 if n == 0 else p[0]
+    for k in range(1, n):
+        gp = math.gcd(gp, p[k])
     seq = np.empty(n, dtype=np.int64)
     adds = np.empty(n, dtype=np.int8)
     slots = min(_FIRST_SLOTS, max_states)
@@ -182,11 +188,13 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
             k = t
             t += 1
             flip = _floor_bound(p[k] + _fill_value(cw, cp, w, p, 0, n, c - w[k]))  # k forced in
+            flip -= flip % gp
             dw, dp = w[k], p[k]
         else:
             k = s
             s -= 1
             flip = _floor_bound(_fill_value(cw, cp, w, p, 0, n, c + w[k]) - p[k])  # k forced out
+            flip -= flip % gp
             dw, dp = -w[k], -p[k]
         this_side = side
         side = 1 - side
@@ -217,7 +225,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 z, best_step, best_bits = pp, steps, vv
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
-            if _bound(cw, cp, w, p, n, c, s, t, ww, pp, eff, runs, z) <= z:
+            if _bound(cw, cp, w, p, n, c, s, t, ww, pp, eff, runs, z, gp) <= z:
                 continue
             W2[out], P2[out], V2[out] = ww, pp, vv
             out += 1

@@ -75,8 +75,8 @@ def _linear_gap(eff, e_run, wmin, k):
 def run_bound(eff, tables, n, c, s, t, weight, profit, z):
     """Floored bound of a state by the runs around item t (module docstring).
 
-    Returns 2**62 when no item follows the core. A value above `z` may stop short of the
-    bound (the enumeration stops at the first completion above `z`): it only says "keep".
+    Returns 2**62 when no item follows the core, and as soon as the enumeration meets a case
+    whose bound is above `z` (it only says "keep": the caller's Dantzig bound stands).
     """
     if t >= n:
         return _NO_BOUND
@@ -119,7 +119,7 @@ def run_bound(eff, tables, n, c, s, t, weight, profit, z):
             if value > best:
                 best = value
                 if best > z + 1.0:
-                    return math.floor(best)  # a completion bound above z: keep the state
+                    return _NO_BOUND  # some completions may beat z: keep the state (the caller's bound stands)
             j += 1
         i += 1
     return math.floor(best + _REL_TOL * max(1.0, abs(best)))
