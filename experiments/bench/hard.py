@@ -137,12 +137,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--before", help="an older packbench tree: exact now vs exact there, CPU, interleaved")
     parser.add_argument("--combo-csv", help="combo anchor figures (class, n, seed, combo_cpu_seconds, combo_solved)")
     parser.add_argument("--classic", action="store_true", help="with --before: add Pisinger's classes 1-3, R = 10^4")
+    parser.add_argument("--classic-n", type=int, nargs="+", help="sizes of the classes 1-3 (default: --n)")
     args = parser.parse_args(argv)
     if args.before:
         from .hard_vs import classic_cases, combo_figures, format_vs, run_vs
 
         cases = hard_cases(args.n, args.seeds, args.R, args.only, args.first_seed)
-        cases += classic_cases(args.n) if args.classic else []
+        cases += classic_cases(args.classic_n or args.n) if args.classic else []
         print(format_vs([]).splitlines()[0], flush=True)
         rows = run_vs(cases, args.before, args.limit, combo_figures(args.combo_csv),
                       progress=lambda line: print(line, flush=True))
