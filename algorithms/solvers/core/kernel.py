@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from .clock import monotonic_now
-from .runs import run_bound, run_tables
+from .runs import MIN_RUN, run_bound, run_tables
 
 __all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "surrogate_bound"]
 
@@ -77,11 +77,11 @@ def _drop_loss(cw, cp, w, p, s, excess):
 
 
 @njit(cache=True)
-def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z, gp):
+def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z, gp, use_run):
     """Floored bound of a state given the items outside the core: the smaller of Dantzig's and the run bound.
 
     Every set's profit is a multiple of `gp` (the gcd of all profits), so the bound is rounded
-    down to one. -1 when the state can never fit.
+    down to one. The run bound only where `use_run` (item t's run is long). -1 when the state can never fit.
     """
     if weight <= c:
         dantzig = _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
@@ -91,7 +91,7 @@ def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z, gp):
             return -1
         dantzig = _floor_bound(profit - loss)
     dantzig -= dantzig % gp
-    if dantzig <= z:
+    if dantzig <= z or not use_run:
         return dantzig
     bound = min(dantzig, run_bound(eff, runs, n, c, s, t, weight, profit, z))
     return bound - bound % gp
@@ -211,6 +211,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 W3[:m], P3[:m], V3[:m] = W[:m], P[:m], V[:m]
                 W, P, V = W3, P3, V3
         seq[steps], adds[steps] = k, this_side
+        use_run = t < n and runs[1][t] - runs[0][t] >= MIN_RUN  # s and t are fixed during the merge
         i = j = out = 0
         while i < m or j < m:
             if j >= m or (i < m and (W[i] < W[j] + dw or (W[i] == W[j] + dw and P[i] >= P[j] + dp))):
@@ -225,7 +226,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 z, best_step, best_bits = pp, steps, vv
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
-            if _bound(cw, cp, w, p, n, c, s, t, ww, pp, eff, runs, z, gp) <= z:
+            if _bound(cw, cp, w, p, n, c, s, t, ww, pp, eff, runs, z, gp, use_run) <= z:
                 continue
             W2[out], P2[out], V2[out] = ww, pp, vv
             out += 1

@@ -29,12 +29,15 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["run_tables", "run_bound"]
+__all__ = ["MIN_RUN", "run_tables", "run_bound"]
 
 _REL_TOL = 1e-9
 _NO_BOUND = 2**62
 # Multiples of each neighbour run's gcd tried before the rest is bounded linearly.
-_MAX_STEPS = 16
+_MAX_STEPS = 8
+# The search asks for the run bound only where item t's run has this many items: on shorter runs it
+# pruned next to nothing beyond Dantzig's on the hard families and made a state visit 1.6x dearer.
+MIN_RUN = 16
 
 
 @njit(cache=True)
@@ -75,7 +78,7 @@ def _linear_gap(eff, e_run, wmin, k):
 def run_bound(eff, tables, n, c, s, t, weight, profit, z):
     """Floored bound of a state by the runs around item t (module docstring).
 
-    Returns 2**62 when no item follows the core, and as soon as the enumeration meets a case
+    Returns 2**62 (no bound) when no item follows the core, and as soon as the enumeration meets a case
     whose bound is above `z` (it only says "keep": the caller's Dantzig bound stands).
     """
     if t >= n:
