@@ -217,4 +217,7 @@ def test_the_state_bound_never_cuts_a_better_completion(case):
             continue
         for z in {best - 1, best - 5, min(0, best - 1)}:
             assert run_bound(p / w, tables, n, c, s, t, weight, profit, z) > z  # alone, and with Dantzig's
-            assert _bound(cw, cp, w, p, n, c, s, t, weight, profit, p / w, tables, z, math.gcd(*p.tolist()), True) > z
+            gp = math.gcd(*p.tolist())
+            assert _bound(cw, cp, w, p, n, c, s, t, weight, profit, gp) > z  # Dantzig's, rounded to the profits' gcd
+            both = min(_bound(cw, cp, w, p, n, c, s, t, weight, profit, gp), run_bound(p / w, tables, n, c, s, t, weight, profit, z))
+            assert both - both % gp > z  # as the search combines them

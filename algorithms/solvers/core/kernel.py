@@ -77,24 +77,21 @@ def _drop_loss(cw, cp, w, p, s, excess):
 
 
 @njit(cache=True)
-def _bound(cw, cp, w, p, n, c, s, t, weight, profit, eff, runs, z, gp, use_run):
-    """Floored bound of a state given the items outside the core: the smaller of Dantzig's and the run bound.
+def _bound(cw, cp, w, p, n, c, s, t, weight, profit, gp):
+    """Floored Dantzig bound of a state given the items outside the core; -1 when it can never fit.
 
-    Every set's profit is a multiple of `gp` (the gcd of all profits), so the bound is rounded
-    down to one. The run bound only where `use_run` (item t's run is long). -1 when the state can never fit.
+    Every set's profit is a multiple of `gp` (the gcd of all profits): the bound is rounded down to one.
     """
     if weight <= c:
-        dantzig = _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
+        value = _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
     else:
         loss = _drop_loss(cw, cp, w, p, s, weight - c)
         if loss < 0:
             return -1
-        dantzig = _floor_bound(profit - loss)
-    dantzig -= dantzig % gp
-    if dantzig <= z or not use_run:
-        return dantzig
-    bound = min(dantzig, run_bound(eff, runs, n, c, s, t, weight, profit, z))
-    return bound - bound % gp
+        value = _floor_bound(profit - loss)
+    if gp > 1:
+        value -= value % gp
+    return value
 
 
 @njit(cache=True)
@@ -226,7 +223,11 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 z, best_step, best_bits = pp, steps, vv
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
-            if _bound(cw, cp, w, p, n, c, s, t, ww, pp, eff, runs, z, gp, use_run) <= z:
+            bound = _bound(cw, cp, w, p, n, c, s, t, ww, pp, gp)
+            if bound > z and use_run:  # the run bound, where item t heads a long run (`runs`)
+                bound = min(bound, run_bound(eff, runs, n, c, s, t, ww, pp, z))
+                bound -= bound % gp
+            if bound <= z:
                 continue
             W2[out], P2[out], V2[out] = ww, pp, vv
             out += 1
