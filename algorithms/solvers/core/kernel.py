@@ -11,7 +11,9 @@ removing items later can make them fit. A state is dropped once its Dantzig boun
 items outside the core (add the best remaining items after t to fill the room, or remove
 the worst taken items up to s to make it fit) cannot beat the best set found. An item
 whose Dantzig bound with its value flipped cannot beat it either never enters the core.
-The search ends, proving the incumbent optimal, when no state is left.
+Where the next item after the core heads a long run of equal efficiency, the run bound
+(`runs.run_bound`) can cut deeper; every bound is rounded down to a multiple of the
+profits' gcd. The search ends, proving the incumbent optimal, when no state is left.
 
 Each state keeps the decisions of the last 64 core steps as bits (bit 0 the newest); the
 wrapper rebuilds the earlier ones by a smaller search (Pisinger 1997, section 4).
