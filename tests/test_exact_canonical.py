@@ -158,11 +158,13 @@ def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(path, cas
 
 
 def test_one_hundred_identical_exact_calls_on_a_hard_instance_give_one_set():
-    # A spanner instance (two efficiencies, many optimal sets) that the expanding-core search proves.
+    # A spanner instance (two efficiencies, many optimal sets: the run bound proves it at once) and a
+    # circle one (hundreds of thousands of state visits, past the tie-break's cap: the search's own set).
     from packbench.experiments.bench.hard import hard_cases
 
-    (_, _, _, prob), = hard_cases([1000], 1, only=("spanner_strongly",))
-    first = Exact(time_limit=60).select(prob)
-    assert first.optimal is True and first.info["solver"] == "minknap" and first.info["canonical"] is True
-    sets = {Exact(time_limit=60).select(prob).indices for _ in range(100)}
-    assert sets == {first.indices}
+    for cls in ("spanner_strongly", "circle"):
+        (_, _, _, prob), = hard_cases([1000], 1, only=(cls,))
+        first = Exact(time_limit=60).select(prob)
+        assert first.optimal is True and first.info["solver"] == "minknap" and first.info["canonical"] is True
+        sets = {Exact(time_limit=60).select(prob).indices for _ in range(100)}
+        assert sets == {first.indices}

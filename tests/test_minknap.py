@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import time
 
@@ -150,3 +151,73 @@ def test_lex_first_matches_the_dp_on_larger_cores_and_gives_up_past_its_cap():
     assert lex_first(w, p, c, int(value), 4) is None
     with pytest.raises(ValueError, match="target"):
         lex_first([2, 3], [2, 3], 4, 6, 100)
+
+
+def test_a_rebuild_is_not_cut_by_the_probes_work_cap(monkeypatch):
+    # A tiny probe makes every search past the 64-step window need rebuilds longer than the probe:
+    # they must run to the end, not stop at the probe's cap and lose the set.
+    import packbench.algorithms.solvers.core.minknap as minknap_module
+
+    monkeypatch.setattr(minknap_module, "_PROBE_WORK", 50)
+    rng = random.Random(5)
+    for _ in range(10):
+        n = rng.randint(200, 400)
+        w = [rng.randint(1, 1000) for _ in range(n)]
+        p = [x + 100 for x in w]
+        c = rng.randint(max(w), sum(w) - 1)
+        _check(minknap(w, p, c, work_limit=10**9), w, p, c, int(dp_knapsack(w, [float(x) for x in p], c)[1]))
+
+
+def _completions_best(w, p, c, s, t, weight, profit):
+    """Brute force: the best profit of the state after removing items up to s and adding items from t."""
+    outside = list(range(s + 1)) + list(range(t, len(w)))
+    best = None
+    for mask in itertools.product((0, 1), repeat=len(outside)):
+        dw = sum((w[k] if k >= t else -w[k]) for k, m in zip(outside, mask) if m)
+        dp = sum((p[k] if k >= t else -p[k]) for k, m in zip(outside, mask) if m)
+        if weight + dw <= c:
+            best = profit + dp if best is None else max(best, profit + dp)
+    return best
+
+
+runs_case = st.tuples(
+    st.lists(st.tuples(st.integers(1, 12), st.integers(1, 12)), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(1, 4), st.integers(1, 30), st.integers(1, 30)),
+             min_size=1, max_size=9),
+    st.floats(0.0, 1.0), st.integers(0, 2**31))
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=runs_case)
+def test_the_state_bound_never_cuts_a_better_completion(case):
+    # Multiples of a few base items (long runs of one efficiency, as in the spanner classes) and
+    # some free items: for every state of the search, if the bound says "no completion beats z",
+    # none does, for z just below the best completion.
+    from packbench.algorithms.solvers.core.kernel import _bound
+    from packbench.algorithms.solvers.core.runs import run_bound, run_tables
+
+    base, picks, frac, seed = case
+    items = [(base[b % len(base)][0] * m, base[b % len(base)][1] * m) if b < 3 else (x, y) for b, m, x, y in picks]
+    w = np.array([x for x, _ in items], np.int64)
+    p = np.array([y for _, y in items], np.int64)
+    order = np.lexsort((np.arange(len(w)), -(p / w)))
+    w, p = w[order], p[order]
+    n = len(w)
+    c = int(w.max()) + int(frac * (int(w.sum()) - int(w.max())))
+    cw, cp = np.concatenate([[0], np.cumsum(w)]), np.concatenate([[0], np.cumsum(p)])
+    tables = run_tables(w, p)
+    rng = random.Random(seed)
+    for _ in range(6):
+        s = rng.randint(-1, n - 1)
+        t = rng.randint(s + 1, n)
+        core = [k for k in range(s + 1, t) if rng.random() < 0.5]
+        weight, profit = int(cw[s + 1] + w[core].sum()), int(cp[s + 1] + p[core].sum())
+        best = _completions_best(w.tolist(), p.tolist(), c, s, t, weight, profit)
+        if best is None:
+            continue
+        for z in {best - 1, best - 5, min(0, best - 1)}:
+            assert run_bound(p / w, tables, n, c, s, t, weight, profit, z) > z  # alone, and with Dantzig's
+            gp = math.gcd(*p.tolist())
+            assert _bound(cw, cp, w, p, n, c, s, t, weight, profit, gp) > z  # Dantzig's, rounded to the profits' gcd
+            both = min(_bound(cw, cp, w, p, n, c, s, t, weight, profit, gp), run_bound(p / w, tables, n, c, s, t, weight, profit, z))
+            assert both - both % gp > z  # as the search combines them

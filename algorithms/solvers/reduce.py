@@ -108,7 +108,7 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
         return np.floor(bound + slack) if integral else bound + slack
 
     upper = float(tighten(_lp_values(np.array([room]), cum_w, cum_p, ws, ps))[0])
-    incumbent = tuple(sorted(int(order[q]) for q in np.flatnonzero(taken)))
+    incumbent = tuple(np.sort(order[taken]).tolist())
     if lower >= upper and not margin:
         return Reduction((), (), room, incumbent, lower, upper)
 
@@ -126,6 +126,6 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
     fix_out[tail] = forced <= lower
     left = room - int(ws[fix_in].sum())
     free_mask = ~fix_in & ~fix_out & (ws <= left)
-    fixed_in = tuple(sorted(int(order[q]) for q in np.flatnonzero(fix_in)))
-    free = tuple(sorted(int(order[q]) for q in np.flatnonzero(free_mask)))
+    fixed_in = tuple(np.sort(order[fix_in]).tolist())
+    free = tuple(np.sort(order[free_mask]).tolist())
     return Reduction(fixed_in, free, left, incumbent, inc_score, upper)

@@ -41,10 +41,11 @@ _REPEATS = 5
 
 
 def hard_cases(sizes: Sequence[int], seeds: int, R: int = 1000,
-               only: Sequence[str] = ()) -> list[tuple[str, int, int, Problem]]:
+               only: Sequence[str] = (), first_seed: int = 0) -> list[tuple[str, int, int, Problem]]:
     """(class label, n, seed, problem) for every hard class, Jooken's class (c = 10^6 and 10^9), size and seed.
 
-    `only` keeps the classes whose label contains one of its strings (all when empty).
+    Seeds run from `first_seed` (`seeds` of them); `only` keeps the classes whose label contains one
+    of its strings (all when empty).
     """
     from packbench.experiments.families import FAMILIES
     from packbench.experiments.families.hard import HARD_CLASSES
@@ -57,7 +58,7 @@ def hard_cases(sizes: Sequence[int], seeds: int, R: int = 1000,
         for label, fam, params in specs:
             if only and not any(part in label for part in only):
                 continue
-            for seed in range(seeds):
+            for seed in range(first_seed, first_seed + seeds):
                 inst = next(FAMILIES[fam](**params).instances(seed))
                 cands = tuple(i for i in inst.items if not i.pinned)
                 cases.append((label, n, seed, Problem(cands, inst.meta["budget"])))
@@ -128,18 +129,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print the hard-family table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[500, 1000, 2000])
-    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--seeds", type=int, default=2, help="how many seeds")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first seed (e.g. 5: held-out seeds 5, 6, ...)")
     parser.add_argument("--limit", type=float, default=10.0, help="seconds per solver and instance")
     parser.add_argument("--R", type=int, default=1000, help="Pisinger coefficient range")
     parser.add_argument("--only", nargs="*", default=[], help="keep classes whose label contains one of these")
     parser.add_argument("--before", help="an older packbench tree: exact now vs exact there, CPU, interleaved")
     parser.add_argument("--combo-csv", help="combo anchor figures (class, n, seed, combo_cpu_seconds, combo_solved)")
     parser.add_argument("--classic", action="store_true", help="with --before: add Pisinger's classes 1-3, R = 10^4")
+    parser.add_argument("--classic-n", type=int, nargs="+", help="sizes of the classes 1-3 (default: --n)")
     args = parser.parse_args(argv)
     if args.before:
         from .hard_vs import classic_cases, combo_figures, format_vs, run_vs
 
-        cases = hard_cases(args.n, args.seeds, args.R, args.only) + (classic_cases(args.n) if args.classic else [])
+        cases = hard_cases(args.n, args.seeds, args.R, args.only, args.first_seed)
+        cases += classic_cases(args.classic_n or args.n) if args.classic else []
         print(format_vs([]).splitlines()[0], flush=True)
         rows = run_vs(cases, args.before, args.limit, combo_figures(args.combo_csv),
                       progress=lambda line: print(line, flush=True))

@@ -104,6 +104,31 @@ def format_vs(rows: list[dict[str, Any]], header: bool = True) -> str:
                      f"{(f'{c:.4f}' if c is not None else '-'):>9} {ratio:>9} {speed:>10} {proven:>24} "
                      f"{'yes' if r['agree'] else 'NO':>5} {r['now']['tie_break']}")
     if header:
+        lines += _summary(rows)
         lines.append("CPU seconds (process time), interleaved per instance; * = not proven within the limit; "
                      "combo = the anchor csv's combo_cpu_seconds (measured outside, idle machine).")
     return "\n".join(lines)
+
+
+def _summary(rows: list[dict[str, Any]]) -> list[str]:
+    """The issue's target figures: ratios to combo (over 1 ms), exact's time where combo is under 1 ms, proofs."""
+    timed = [r for r in rows if r["combo_cpu"] and r["now"]["optimal"]]
+    over = sorted((r["now"]["cpu"] / r["combo_cpu"], r["cls"], r["n"]) for r in timed if r["combo_cpu"] > 1e-3)
+    under = sorted((r["now"]["cpu"], r["cls"], r["n"]) for r in timed if r["combo_cpu"] <= 1e-3)
+    ratios = sorted(r["now"]["cpu"] / r["combo_cpu"] for r in timed)
+    solved = [r for r in rows if r["combo_solved"] == "yes"]
+    out = []
+    if ratios:
+        out.append(f"now/combo over {len(ratios)} proven rows: median {statistics.median(ratios):.1f}x")
+    if over:
+        out.append(f"  where combo > 1 ms ({len(over)}): median {statistics.median(x for x, _, _ in over):.1f}x, "
+                   f"worst {over[-1][0]:.1f}x ({over[-1][1]}, n = {over[-1][2]}) (target <= 20x)")
+    if under:
+        out.append(f"  where combo <= 1 ms ({len(under)}): exact's worst {under[-1][0] * 1e3:.2f} ms "
+                   f"({under[-1][1]}, n = {under[-1][2]}) (target <= 2 ms)")
+    if solved:
+        out.append(f"combo_solved instances proven now: {sum(r['now']['optimal'] for r in solved)} / {len(solved)}")
+    before = sorted(r["now"]["cpu"] / r["before"]["cpu"] for r in rows if r["before"]["cpu"] > 0)
+    if before:
+        out.append(f"now/before: median {statistics.median(before):.3f}, worst {before[-1]:.3f}")
+    return out

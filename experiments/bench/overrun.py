@@ -22,7 +22,7 @@ from .hard import hard_cases
 
 __all__ = ["main", "measure_overrun"]
 
-_CLASSES = ("spanner_weakly_correlated", "jooken(c=1e9,g=6)", "jooken(c=1e6,g=2)")
+_CLASSES = ("multiple_strongly_correlated", "jooken(c=1e9,g=6)", "jooken(c=1e6,g=2)")
 
 
 def _spin(stop) -> None:

@@ -11,7 +11,9 @@ removing items later can make them fit. A state is dropped once its Dantzig boun
 items outside the core (add the best remaining items after t to fill the room, or remove
 the worst taken items up to s to make it fit) cannot beat the best set found. An item
 whose Dantzig bound with its value flipped cannot beat it either never enters the core.
-The search ends, proving the incumbent optimal, when no state is left.
+Where the next item after the core heads a long run of equal efficiency, the run bound
+(`runs.run_bound`) can cut deeper; every bound is rounded down to a multiple of the
+profits' gcd. The search ends, proving the incumbent optimal, when no state is left.
 
 Each state keeps the decisions of the last 64 core steps as bits (bit 0 the newest); the
 wrapper rebuilds the earlier ones by a smaller search (Pisinger 1997, section 4).
@@ -25,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from .clock import monotonic_now
+from .runs import MIN_RUN, run_bound, run_tables
 
 __all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "surrogate_bound"]
 
@@ -76,14 +79,21 @@ def _drop_loss(cw, cp, w, p, s, excess):
 
 
 @njit(cache=True)
-def _bound(cw, cp, w, p, n, c, s, t, weight, profit):
-    """Floored Dantzig bound of a state given the items outside the core; -1 when it can never fit."""
+def _bound(cw, cp, w, p, n, c, s, t, weight, profit, gp):
+    """Floored Dantzig bound of a state given the items outside the core; -1 when it can never fit.
+
+    Every set's profit is a multiple of `gp` (the gcd of all profits): the bound is rounded down to one.
+    """
     if weight <= c:
-        return _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
-    loss = _drop_loss(cw, cp, w, p, s, weight - c)
-    if loss < 0:
-        return -1
-    return _floor_bound(profit - loss)
+        value = _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
+    else:
+        loss = _drop_loss(cw, cp, w, p, s, weight - c)
+        if loss < 0:
+            return -1
+        value = _floor_bound(profit - loss)
+    if gp > 1:
+        value -= value % gp
+    return value
 
 
 @njit(cache=True)
@@ -153,6 +163,11 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
     swap_p, swap_out, swap_in = _best_swap(w, p, b, c, cw[b], cp[b])
     if swap_p > z:
         z, best_step = swap_p, -3
+    eff = p / w
+    runs = run_tables(w, p)
+    gp = 1 if n == 0 else p[0]
+    for k in range(1, n):
+        gp = math.gcd(gp, p[k])
     seq = np.empty(n, dtype=np.int64)
     adds = np.empty(n, dtype=np.int8)
     slots = min(_FIRST_SLOTS, max_states)
@@ -172,11 +187,13 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
             k = t
             t += 1
             flip = _floor_bound(p[k] + _fill_value(cw, cp, w, p, 0, n, c - w[k]))  # k forced in
+            flip -= flip % gp
             dw, dp = w[k], p[k]
         else:
             k = s
             s -= 1
             flip = _floor_bound(_fill_value(cw, cp, w, p, 0, n, c + w[k]) - p[k])  # k forced out
+            flip -= flip % gp
             dw, dp = -w[k], -p[k]
         this_side = side
         side = 1 - side
@@ -193,6 +210,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 W3[:m], P3[:m], V3[:m] = W[:m], P[:m], V[:m]
                 W, P, V = W3, P3, V3
         seq[steps], adds[steps] = k, this_side
+        use_run = t < n and runs[1][t] - runs[0][t] >= MIN_RUN  # s and t are fixed during the merge
         i = j = out = 0
         while i < m or j < m:
             if j >= m or (i < m and (W[i] < W[j] + dw or (W[i] == W[j] + dw and P[i] >= P[j] + dp))):
@@ -207,7 +225,11 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 z, best_step, best_bits = pp, steps, vv
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
-            if _bound(cw, cp, w, p, n, c, s, t, ww, pp) <= z:
+            bound = _bound(cw, cp, w, p, n, c, s, t, ww, pp, gp)
+            if bound > z and use_run:  # the run bound, where item t heads a long run (`runs`)
+                bound = min(bound, run_bound(eff, runs, n, c, s, t, ww, pp, z))
+                bound -= bound % gp
+            if bound <= z:
                 continue
             W2[out], P2[out], V2[out] = ww, pp, vv
             out += 1

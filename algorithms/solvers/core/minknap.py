@@ -13,6 +13,7 @@ alone, with the later decisions fixed and the profit they must reach as the bar.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,7 +99,11 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
                      int(probe or work_limit), max_states)
         status, value, step, bits, seq, adds, brk, work, swap_out, swap_in = out
         total_work += int(work)
-        if probe and first is None and status == 2:  # the probe ran out of work
+        # The probe ran out of work. Past the deadline that is a time limit: the surrogate bound
+        # (30 sorts of the items) would run past it under load.
+        if probe and first is None and status == 2 and time.clock_gettime(CLOCK_ID) >= clock_deadline:
+            status = 1
+        if probe and first is None and status == 2:
             most = int(np.searchsorted(np.cumsum(np.sort(ws)), need_room, side="right"))  # largest set size
             total_work += _SURROGATE_ROUNDS * n
             if surrogate_bound(ws, ps, need_room, most, value, _SURROGATE_ROUNDS) <= value:
@@ -109,8 +114,9 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
                 total_work += int(work)
         if first is None:
             first = (int(value), _STATUS[status])
-            # A rebuild searches a few core items against a bar their set reaches: no limits.
-            clock_deadline, work_limit = to_clock(None), 0
+            # A rebuild searches a few core items against a bar their set reaches: no limits
+            # (the probe's work cap too: a rebuild stopped by it would lose the set).
+            clock_deadline, work_limit, probe = to_clock(None), 0, 0
         if step == -2:
             if len(idx) == n:  # nothing beats `lower`
                 return MinknapResult(None, int(lower), first[1], total_work)
