@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from types import MappingProxyType
 
 import numpy as np
 
-from ..dedupe.rule import visiting_order
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from ..similarity import (
@@ -15,12 +15,13 @@ from ..similarity import (
     similarity_columns,
     similarity_name,
 )
-from ..vectors import embedding_matrix, unit_rows
+from ..vectors import CosineColumns, embedding_matrix
 from .base import Strategy
 from .greedy import bounded_selection
+from .diversity_kernels import tie_break
 from .mmr import relevance
 
-__all__ = ["DPP", "quality_weights", "VOLUME_EPS"]
+__all__ = ["DPP", "quality_weights", "dpp_picks", "VOLUME_EPS"]
 
 # A candidate whose residual d_i^2 is at most this share of the largest quality^2 adds no volume
 # (it lies in the span of the chosen ones, up to rounding): the greedy stops there.
@@ -43,24 +44,22 @@ def quality_weights(scores: np.ndarray, theta: float) -> np.ndarray:
 
 
 class _Kernel:
-    """Columns of S on demand: raw cosine of unit embeddings for "cosine" (PSD), else `similarity_columns`."""
+    """Columns of S on demand: raw cosine of the embeddings for "cosine" (PSD), else `similarity_columns`."""
 
     def __init__(self, cands, similarity) -> None:
-        self.units = None
+        self.cos = None
         if similarity == "cosine":
-            self.units = unit_rows(embedding_matrix(cands, "strategy 'dpp'"))
+            self.cos = CosineColumns(embedding_matrix(cands, "strategy 'dpp'"))
         else:
             self.columns = similarity_columns(cands, similarity)
 
     def diagonal(self, n: int) -> np.ndarray:
         """S_ii: 1, or 0 for a zero embedding (which adds no volume)."""
-        if self.units is not None:
-            return np.einsum("ij,ij->i", self.units, self.units)
-        return np.ones(n)
+        return self.cos.diagonal if self.cos is not None else np.ones(n)
 
     def column(self, j: int) -> np.ndarray:
-        if self.units is not None:
-            return self.units @ self.units[j]
+        if self.cos is not None:
+            return self.cos.column(j)
         return self.columns.block([j])[:, 0]
 
 
@@ -108,40 +107,62 @@ class DPP(Strategy):
             raise ValueError(f"dpp: similarity {similarity_name(kind)!r} builds the full {n} x {n} matrix "
                              f"({matrix_bytes(n, kind) / 2**20:,.0f} MiB), over max_memory_mb="
                              f"{self.params['max_memory_mb']}; use 'cosine' or 'jaccard' or raise max_memory_mb")
-        tokens = np.array([it.tokens for it in cands], dtype=np.int64)
-        q = quality_weights(np.array([it.score for it in cands], dtype=np.float64), self.params["theta"])
-        rank = np.empty(n, dtype=np.int64)
-        rank[visiting_order(cands)] = np.arange(n)  # ties: higher score, then lower id
-        kernel = _Kernel(cands, kind) if n else None
-        d2 = q * q * kernel.diagonal(n) if n else q * q
-        floor = VOLUME_EPS * float((q * q).max()) if n else 0.0
-        rows = np.zeros((n, min(n, 64)))  # c_i, grown by doubling: most contexts hold a few dozen items
-        open_ = tokens <= room
-        chosen: list[int] = []
-        left = room
-        while True:
-            open_ &= tokens <= left
-            live = np.flatnonzero(open_)
-            if not len(live):
-                break
-            best = float(d2[live].max())
-            if best <= floor:
-                break
-            ties = live[d2[live] >= best - _TIE_TOL * best]
-            j = int(ties[np.argmin(rank[ties])])
-            t = len(chosen)
-            chosen.append(j)
-            open_[j] = False
-            left -= int(tokens[j])
-            if t == rows.shape[1]:
-                rows = np.concatenate([rows, np.zeros_like(rows)], axis=1)
-            # One Cholesky row for every candidate at once: e = (L[:, j] - C c_j) / d_j.
-            e = q * kernel.column(j) * q[j] - rows[:, :t] @ rows[j, :t]
-            e /= np.sqrt(d2[j])
-            rows[:, t] = e
-            d2 -= e * e
-            np.maximum(d2, 0.0, out=d2)
+        # C-level passes over the items: a list comprehension per field costs as much as ten picks.
+        tokens = np.fromiter(map(attrgetter("tokens"), cands), dtype=np.int64, count=n)
+        q = quality_weights(np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n),
+                            self.params["theta"])
+        chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind)) if n else []
         sel = bounded_selection(problem, chosen)
         info = {"theta": self.params["theta"], "similarity": similarity_name(kind),
                 "pick_order": [cands[k].id for k in chosen]}
         return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)
+
+
+def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kernel) -> list[int]:
+    """The greedy MAP picks of `DPP`, in pick order: one Cholesky row per pick, in preallocated buffers.
+
+    ``d2`` holds the residuals (clipped at 0, as the definition has them); ``gate`` is 0 for a
+    candidate still open and -inf once it is chosen or no longer fits, so ``d2 + gate`` is the
+    residual among the open ones in one pass. The fit is re-checked only when the best residual
+    does not fit (room only shrinks).
+    """
+    n = len(q)
+    d2 = q * q * kernel.diagonal(n)
+    floor = VOLUME_EPS * float((q * q).max())
+    rows = np.empty((min(n, 64), n))  # row t: the t-th Cholesky row of every candidate; doubled when full
+    gate = np.zeros(n)
+    gate[tokens > room] = -np.inf
+    live = np.empty(n)
+    chosen: list[int] = []
+    left = room
+    while True:
+        np.add(d2, gate, out=live)
+        j = int(np.argmax(live))
+        if tokens[j] > left:  # room shrank under the best: set aside everything that no longer fits
+            gate[tokens > left] = -np.inf
+            np.add(d2, gate, out=live)
+            j = int(np.argmax(live))
+        best = float(live[j])
+        if best == -np.inf or best <= floor:
+            break
+        ties = np.flatnonzero(live >= best - _TIE_TOL * best)
+        if len(ties) > 1:
+            ties = ties[tokens[ties] <= left]  # a tie that no longer fits may not have been set aside yet
+            j = tie_break(cands, ties)
+        t = len(chosen)
+        chosen.append(j)
+        gate[j] = -np.inf
+        left -= int(tokens[j])
+        if t == len(rows):
+            rows = np.concatenate([rows, np.empty_like(rows)])
+        # One Cholesky row for every candidate at once: e = (L[:, j] - C c_j) / d_j.
+        e = rows[t]
+        np.multiply(kernel.column(j), q, out=e)
+        e *= q[j]
+        if t:
+            e -= rows[:t, j] @ rows[:t]
+        e /= np.sqrt(d2[j])
+        np.multiply(e, e, out=live)
+        d2 -= live
+        np.maximum(d2, 0.0, out=d2)
+    return chosen
