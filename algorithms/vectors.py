@@ -89,7 +89,7 @@ class CosineColumns:
         # A norm of 0 is a zero row or a row whose squares underflowed: only the latter needs rescaling.
         if len(odd) and np.abs(matrix[odd]).max() > 0:
             matrix = normalised_rows(matrix)
-            norms = (norms > 0).astype(np.float64)  # unit rows, and zero rows that stay zero
+            norms = (np.abs(matrix).max(axis=1) > 0).astype(np.float64)  # unit rows, and zero rows that stay zero
         self.matrix = matrix
         # 1 / norm, 0 for a zero row: its cosines come out 0 without a masked write per column.
         self.inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)

@@ -57,12 +57,12 @@ def mmr_picks(cands: Sequence[Item], rel: np.ndarray, tokens: np.ndarray, room: 
     fresh = np.empty(n)
     value[tokens > room] = -np.inf
     chosen: list[int] = []
-    left = room
+    left, tok = room, tokens.tolist()  # Python ints: a numpy scalar per read costs more than the read
     while n:
-        j = int(np.argmax(value))
-        if tokens[j] > left:  # room shrank under the best: set aside everything that no longer fits
+        j = int(value.argmax())
+        if tok[j] > left:  # room shrank under the best: set aside everything that no longer fits
             value[tokens > left] = -np.inf
-            j = int(np.argmax(value))
+            j = int(value.argmax())
         best = float(value[j])
         if best == -np.inf:
             break
@@ -73,11 +73,17 @@ def mmr_picks(cands: Sequence[Item], rel: np.ndarray, tokens: np.ndarray, room: 
             ties = ties[tokens[ties] <= left]  # a tie that no longer fits may not have been set aside yet
             j = tie_break(cands, ties)
         chosen.append(j)
-        left -= int(tokens[j])
+        left -= tok[j]
         value[j] = -np.inf
         if column is not None:
             np.minimum(value, values(column(j), fresh), out=value)
     return chosen
+
+
+def _unit(vec: np.ndarray) -> np.ndarray:
+    """The float64 unit vector of `vec` (a zero vector stays zero)."""
+    norm = float(np.sqrt(np.dot(vec, vec)))
+    return vec / norm if norm > 0 else vec
 
 
 def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.ndarray, tokens: np.ndarray,
@@ -102,8 +108,8 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     """
     n, k = len(rel), 1.0 - lam
     items = [*cands, *pinned]
-    e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
-    with np.errstate(over="ignore", under="ignore"):
+    with np.errstate(over="ignore", under="ignore"):  # such rows are found below: float64 takes over
+        e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
         norms = np.sqrt(np.einsum("ij,ij->i", e32, e32))
     zero = norms == 0
     safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
@@ -117,46 +123,39 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
 
     def unit(i: int) -> np.ndarray:
         if i not in units:
-            vec = cands[i].embedding
-            norm = float(np.sqrt(np.dot(vec, vec)))
-            units[i] = vec / norm if norm > 0 else vec
+            units[i] = _unit(cands[i].embedding)
         return units[i]
 
-    # Rows: the float64 unit vectors of the pinned items, then of each pick (for the contenders' values).
-    anchors = np.empty((len(pinned) + min(n, 64), e32.shape[1]))
-    for p, it in enumerate(pinned):
-        norm = float(np.sqrt(np.dot(it.embedding, it.embedding)))
-        anchors[p] = it.embedding / norm if norm > 0 else it.embedding
+    pinned_units = [_unit(it.embedding) for it in pinned]
     red = np.clip(head @ e32[n:].T, 0.0, 1.0).max(axis=1) if pinned else np.zeros(n)
     value = np.multiply(red, -k)
     value += base
     value[tokens > room] = -np.inf
     fresh = np.empty(n)
     chosen: list[int] = []
-    left, used = room, len(pinned)
+    left, tok = room, tokens.tolist()  # Python ints: a numpy scalar per read costs more than the read
     while n:
-        j = int(np.argmax(value))
-        if tokens[j] > left:  # room shrank under the best: set aside everything that no longer fits
+        j = int(value.argmax())
+        if tok[j] > left:  # room shrank under the best: set aside everything that no longer fits
             value[tokens > left] = -np.inf
-            j = int(np.argmax(value))
+            j = int(value.argmax())
         best = float(value[j])
         if best == -np.inf:
             break
         near = np.flatnonzero(value >= best - margin - TIE_TOL * (abs(best) + 2.0))
         if len(near) > 1:
             near = near[tokens[near] <= left]
-            exact = (np.clip(np.array([unit(i) for i in near.tolist()]) @ anchors[:used].T, 0.0, 1.0).max(axis=1)
-                     if used else np.zeros(len(near)))
+            # The float64 unit vectors of the pinned items and the picks, built only here: most steps
+            # have a single contender and need none.
+            anchors = [*pinned_units, *map(unit, chosen)]
+            exact = (np.clip(np.array([unit(i) for i in near.tolist()]) @ np.array(anchors).T, 0.0, 1.0).max(axis=1)
+                     if anchors else np.zeros(len(near)))
             exact = -k * exact + base[near]
             top = float(exact.max())
             ties = near[exact >= top - TIE_TOL * max(1.0, abs(top))]
             j = tie_break(cands, ties) if len(ties) > 1 else int(ties[0])
         chosen.append(j)
-        if used == len(anchors):
-            anchors = np.concatenate([anchors, np.empty_like(anchors)])
-        anchors[used] = unit(j)
-        used += 1
-        left -= int(tokens[j])
+        left -= tok[j]
         value[j] = -np.inf
         np.multiply(head @ e32[j], -k, out=fresh)
         fresh += base

@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from ..similarity import (
@@ -109,10 +110,10 @@ class DPP(Strategy):
                              f"{self.params['max_memory_mb']}; use 'cosine' or 'jaccard' or raise max_memory_mb")
         # C-level passes over the items: a list comprehension per field costs as much as ten picks.
         tokens = np.fromiter(map(attrgetter("tokens"), cands), dtype=np.int64, count=n)
-        q = quality_weights(np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n),
-                            self.params["theta"])
+        scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n)
+        q = quality_weights(scores, self.params["theta"])
         chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind)) if n else []
-        sel = bounded_selection(problem, chosen)
+        sel = bounded_selection(problem, chosen, dantzig_bound_arrays(scores, tokens, room))
         info = {"theta": self.params["theta"], "similarity": similarity_name(kind),
                 "pick_order": [cands[k].id for k in chosen]}
         return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)
@@ -134,14 +135,14 @@ def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kern
     gate[tokens > room] = -np.inf
     live = np.empty(n)
     chosen: list[int] = []
-    left = room
+    left, tok = room, tokens.tolist()  # Python ints: a numpy scalar per read costs more than the read
     while True:
         np.add(d2, gate, out=live)
-        j = int(np.argmax(live))
-        if tokens[j] > left:  # room shrank under the best: set aside everything that no longer fits
+        j = int(live.argmax())
+        if tok[j] > left:  # room shrank under the best: set aside everything that no longer fits
             gate[tokens > left] = -np.inf
             np.add(d2, gate, out=live)
-            j = int(np.argmax(live))
+            j = int(live.argmax())
         best = float(live[j])
         if best == -np.inf or best <= floor:
             break
@@ -152,7 +153,7 @@ def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kern
         t = len(chosen)
         chosen.append(j)
         gate[j] = -np.inf
-        left -= int(tokens[j])
+        left -= tok[j]
         if t == len(rows):
             rows = np.concatenate([rows, np.empty_like(rows)])
         # One Cholesky row for every candidate at once: e = (L[:, j] - C c_j) / d_j.

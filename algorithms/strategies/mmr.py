@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from ..similarity import check_similarity, matrix_bytes, similarity_columns, similarity_name
@@ -98,7 +99,7 @@ class MMR(Strategy):
             column, redundancy = (_columns(cands, pinned, kind) if lam < 1.0 and n
                                   else (None, np.zeros(n)))  # with lam = 1 the penalty has weight 0
             chosen = mmr_picks(cands, rel, tokens, room, lam, c, redundancy, column)
-        sel = bounded_selection(problem, chosen)
+        sel = bounded_selection(problem, chosen, dantzig_bound_arrays(scores, tokens, room))
         info = {"lam": lam, "similarity": similarity_name(self.params["similarity"]), "cost_exponent": c,
                 "pick_order": [cands[k].id for k in chosen]}
         return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)
