@@ -121,7 +121,11 @@ class SubmodularObjective:
             self.group[ks], self.rel[ks], None if self.sim is None else self.sim[ks])
         out = self._phi(sums[group] + rel) - self._phi(sums[group])
         if sim is not None:
-            out = out + self.lam * np.maximum(sim - cover[None, :], 0.0).sum(axis=1)
+            # In place in one (rows, n) buffer (the fancy-indexed rows are a copy already): the same
+            # arithmetic as ``np.maximum(sim - cover, 0)`` with one temporary instead of two.
+            diff = np.subtract(sim, cover[None, :], out=sim if ks is not None else None)
+            np.maximum(diff, 0.0, out=diff)
+            out = out + self.lam * diff.sum(axis=1)
         return out
 
     def single_values(self) -> np.ndarray:
