@@ -28,11 +28,11 @@ STAGES = ("dedupe", "select", "order", "fill", "pack")
 
 def _split_pinned(items: list[Item]) -> tuple[list[Item], list[Item]]:
     """(pinned, candidates), both in input order."""
-    flags = list(map(attrgetter("pinned"), items))
     # Without pinned items (the usual case) no pass over the items picks them out: each such pass
     # touches every item, a cache miss apiece once there are 10^5 of them.
-    if not any(flags):
+    if not any(map(attrgetter("pinned"), items)):
         return [], items
+    flags = list(map(attrgetter("pinned"), items))
     return list(compress(items, flags)), list(compress(items, map(not_, flags)))
 
 
@@ -43,17 +43,23 @@ def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: 
     return deduper.kept_flags(candidates, pinned, near_dup)
 
 
-def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int) -> Problem:
-    """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room."""
-    # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
-    if type(kept) is repeat and min(map(attrgetter("score"), candidates), default=0.0) >= 0.0:
-        survivors = tuple(candidates)  # dedupe off, no negative score: one pass instead of three chained
+def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int,
+             totals: tuple[int, float] | None = None) -> Problem:
+    """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room.
+
+    `totals` is `check_totals`' (tokens, lowest score) of all the items: with dedupe off, nothing
+    pinned and no negative score, the candidates are those items and need no pass of their own.
+    """
+    if totals is not None and type(kept) is repeat and not pinned and totals[1] >= 0.0:
+        survivors, total = tuple(candidates), totals[0]
     else:
+        # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
         survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates),
                                                                   repeat(0.0)))))
+        total = sum(map(attrgetter("tokens"), survivors))
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
-    return Problem(survivors, min(room, sum(map(attrgetter("tokens"), survivors))), tuple(pinned))
+    return Problem(survivors, min(room, total), tuple(pinned))
 
 
 def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:
@@ -149,7 +155,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     """
     watch = Stopwatch()
     items = validate_items(items)
-    check_totals(items)
+    totals = check_totals(items)
     budget, near_dup = validate_budget(budget), check_near_dup(near_dup)
     parts = resolve_parts(strategy, order, dedupe, fill, pinned_overflow, params, dedupe_on=near_dup is not None)
     pinned, candidates = _split_pinned(items)
@@ -162,7 +168,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     kept, dropped = _dedupe(parts.deduper, candidates, pinned, near_dup)
     watch.lap("dedupe")
     room = budget - pinned_tokens
-    problem = _problem(candidates, kept, pinned, room)
+    problem = _problem(candidates, kept, pinned, room, totals)
     _refuse_if_skipped(parts, problem)
     watch.mark()
     selection = parts.chooser.select(problem)
