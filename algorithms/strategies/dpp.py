@@ -45,23 +45,37 @@ def quality_weights(scores: np.ndarray, theta: float) -> np.ndarray:
 
 
 class _Kernel:
-    """Columns of S on demand: raw cosine of the embeddings for "cosine" (PSD), else `similarity_columns`."""
+    """Columns of L = diag(q) S diag(q) on demand: S the raw cosine of the embeddings for "cosine"
+    (PSD), else `similarity_columns`.
 
-    def __init__(self, cands, similarity) -> None:
-        self.cos = None
+    For "cosine" the rows are scaled once by ``q_i / ||a_i||``, so a column of L is one
+    matrix-vector product (four whole-array passes per pick fewer, for one pass over the matrix);
+    when that scale could overflow, the columns are scaled per pick instead.
+    """
+
+    def __init__(self, cands, similarity, q: np.ndarray) -> None:
+        self.q, self.weighted, self.cos = q, None, None
         if similarity == "cosine":
             self.cos = CosineColumns(embedding_matrix(cands, "strategy 'dpp'"))
+            scale = self.cos.inv * q
+            if np.isfinite(scale).all() and float(np.abs(self.cos.matrix).max(initial=0.0)) * float(
+                    scale.max(initial=0.0)) < 1e150:
+                self.weighted = self.cos.matrix * scale[:, None]
         else:
             self.columns = similarity_columns(cands, similarity)
 
-    def diagonal(self, n: int) -> np.ndarray:
-        """S_ii: 1, or 0 for a zero embedding (which adds no volume)."""
-        return self.cos.diagonal if self.cos is not None else np.ones(n)
+    def diagonal(self) -> np.ndarray:
+        """L_ii = q_i^2 S_ii, S_ii being 1, or 0 for a zero embedding (which adds no volume)."""
+        return self.q * self.q * (self.cos.diagonal if self.cos is not None else 1.0)
 
     def column(self, j: int) -> np.ndarray:
-        if self.cos is not None:
-            return self.cos.column(j)
-        return self.columns.block([j])[:, 0]
+        """L[:, j], a fresh array."""
+        if self.weighted is not None:
+            return self.weighted @ self.weighted[j]
+        out = self.cos.column(j) if self.cos is not None else self.columns.block([j])[:, 0]
+        out *= self.q
+        out *= self.q[j]
+        return out
 
 
 class DPP(Strategy):
@@ -112,7 +126,7 @@ class DPP(Strategy):
         tokens = np.fromiter(map(attrgetter("tokens"), cands), dtype=np.int64, count=n)
         scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n)
         q = quality_weights(scores, self.params["theta"])
-        chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind)) if n else []
+        chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind, q)) if n else []
         sel = bounded_selection(problem, chosen, dantzig_bound_arrays(scores, tokens, room))
         info = {"theta": self.params["theta"], "similarity": similarity_name(kind),
                 "pick_order": [cands[k].id for k in chosen]}
@@ -128,7 +142,7 @@ def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kern
     does not fit (room only shrinks).
     """
     n = len(q)
-    d2 = q * q * kernel.diagonal(n)
+    d2 = kernel.diagonal()
     floor = VOLUME_EPS * float((q * q).max())
     rows = np.empty((min(n, 64), n))  # row t: the t-th Cholesky row of every candidate; doubled when full
     gate = np.zeros(n)
@@ -158,8 +172,7 @@ def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kern
             rows = np.concatenate([rows, np.empty_like(rows)])
         # One Cholesky row for every candidate at once: e = (L[:, j] - C c_j) / d_j.
         e = rows[t]
-        np.multiply(kernel.column(j), q, out=e)
-        e *= q[j]
+        e[:] = kernel.column(j)
         if t:
             e -= rows[:t, j] @ rows[:t]
         e /= np.sqrt(d2[j])
