@@ -14,7 +14,7 @@ import numpy as np
 from ..items import Item
 from ..vectors import embedding_matrix
 
-__all__ = ["tie_break", "mmr_picks", "mmr_picks_cosine32", "TIE_TOL"]
+__all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "TIE_TOL"]
 
 # Relative tolerance under which two values count as equal (ties then go to the score rank).
 TIE_TOL = 1e-9
@@ -29,6 +29,21 @@ def tie_break(cands: Sequence[Item], ties: np.ndarray) -> int:
     costs more than every pick of a few-dozen-pick context.
     """
     return min(ties.tolist(), key=lambda k: (-cands[k].score, cands[k].id, k))
+
+
+def best_fitting(value: np.ndarray, tokens: np.ndarray, tok: list[int], left: int) -> tuple[int, float]:
+    """(position, value) of the largest value among the candidates within `left` tokens; position -1
+    when none is left (-inf marks a candidate set aside).
+
+    The fit is re-checked only when the best value does not fit (room only shrinks), and then every
+    candidate that no longer fits is set to -inf in one pass, so no pick costs more than two.
+    """
+    j = int(value.argmax())
+    if tok[j] > left:
+        value[tokens > left] = -np.inf
+        j = int(value.argmax())
+    best = float(value[j])
+    return (j, best) if best != -np.inf else (-1, best)
 
 
 def mmr_picks(cands: Sequence[Item], rel: np.ndarray, tokens: np.ndarray, room: int, lam: float, c: float,
@@ -59,12 +74,8 @@ def mmr_picks(cands: Sequence[Item], rel: np.ndarray, tokens: np.ndarray, room: 
     chosen: list[int] = []
     left, tok = room, tokens.tolist()  # Python ints: a numpy scalar per read costs more than the read
     while n:
-        j = int(value.argmax())
-        if tok[j] > left:  # room shrank under the best: set aside everything that no longer fits
-            value[tokens > left] = -np.inf
-            j = int(value.argmax())
-        best = float(value[j])
-        if best == -np.inf:
+        j, best = best_fitting(value, tokens, tok, left)
+        if j < 0:
             break
         # Values within rounding noise of the best are ties, broken by score rank: similarities
         # computed column by column (or by another BLAS) differ from the full matrix in the last bits.
@@ -131,16 +142,11 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     value = np.multiply(red, -k)
     value += base
     value[tokens > room] = -np.inf
-    fresh = np.empty(n)
     chosen: list[int] = []
-    left, tok = room, tokens.tolist()  # Python ints: a numpy scalar per read costs more than the read
+    fresh, left, tok = np.empty(n), room, tokens.tolist()
     while n:
-        j = int(value.argmax())
-        if tok[j] > left:  # room shrank under the best: set aside everything that no longer fits
-            value[tokens > left] = -np.inf
-            j = int(value.argmax())
-        best = float(value[j])
-        if best == -np.inf:
+        j, best = best_fitting(value, tokens, tok, left)
+        if j < 0:
             break
         near = np.flatnonzero(value >= best - margin - TIE_TOL * (abs(best) + 2.0))
         if len(near) > 1:
