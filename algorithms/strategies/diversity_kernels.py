@@ -101,12 +101,12 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
                        room: int, lam: float) -> list[int] | None:
     """`mmr_picks` for ``similarity="cosine"``, ``cost_exponent=0``: float32 columns, float64 picks.
 
-    Each column is a float32 matrix-vector product of unit rows, as pyversity computes it. A float32
-    cosine is within ``bound = (2 dim + 16) 2**-24`` of the float64 one (rounding of the inputs, of
-    the norms and of the scaling, and the dot product's own error, at most ``dim 2**-24`` for any
-    summation order), so a value is within ``(1 - lam) bound`` of its float64 value. Every candidate
-    within twice that (plus the tie tolerance) of the best is a contender; when there is more than
-    one, their values are recomputed in float64 from the chosen and pinned unit vectors and the
+    Each column is a float32 matrix-vector product, as pyversity computes it, scaled by the rows'
+    inverse norms. A float32 cosine is within ``bound = (2 dim + 16) 2**-24`` of the float64 one
+    (rounding of the inputs and of the norms, and the dot product's own error, at most
+    ``dim 2**-24`` of the norms' product for any summation order), so a value is within
+    ``(1 - lam) bound`` of its float64 value. Every candidate within twice that (plus the tie
+    tolerance) of the best is a contender; when there is more than one, their values are recomputed in float64 from the chosen and pinned unit vectors and the
     float64 rule picks among them. So the picks are those of `mmr_picks` on float64 columns (up to
     the last-bit differences between summation orders that the tie tolerance already absorbs).
 
@@ -126,8 +126,10 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
     if not (safe | zero).all() or any(np.any(items[i].embedding) for i in np.flatnonzero(zero).tolist()):
         return None
-    e32 *= np.divide(1, norms, out=np.zeros_like(norms), where=~zero)[:, None]  # unit rows, zero rows stay zero
-    head = e32[:n]
+    # 1 / norm (0 for a zero row), applied to each column rather than to the (n, dim) rows: a pass
+    # over n values per pick costs less than one over the matrix for the few dozen picks of a context.
+    inv = np.divide(1.0, norms, out=np.zeros(len(norms)), where=~zero)
+    head, scaled = e32[:n], -k * inv[:n]
     margin = 2.2 * k * (2 * e32.shape[1] + 16) * 2.0**-24
     base = lam * rel
     units: dict[int, np.ndarray] = {}  # float64 unit vectors of the candidates met as contenders or picks
@@ -138,7 +140,8 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
         return units[i]
 
     pinned_units = [_unit(it.embedding) for it in pinned]
-    red = np.clip(head @ e32[n:].T, 0.0, 1.0).max(axis=1) if pinned else np.zeros(n)
+    red = (np.clip((head @ e32[n:].T) * inv[:n, None] * inv[None, n:], 0.0, 1.0).max(axis=1) if pinned
+           else np.zeros(n))
     value = np.multiply(red, -k)
     value += base
     value[tokens > room] = -np.inf
@@ -163,7 +166,8 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
         chosen.append(j)
         left -= tok[j]
         value[j] = -np.inf
-        np.multiply(head @ e32[j], -k, out=fresh)
+        np.multiply(head @ e32[j], scaled, out=fresh)
+        fresh *= inv[j]
         fresh += base
         np.minimum(value, fresh, out=value)
     return chosen
