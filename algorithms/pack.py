@@ -18,7 +18,7 @@ from .items import Item, Packing, Problem, Selection
 from .pack_parts import Parts, Stopwatch, resolve_parts
 from .strategies.base import Refused, check_selection
 from .strategies.function import FunctionStrategy
-from .validation import check_near_dup, validate_budget, validate_items, validate_pack_items
+from .validation import check_near_dup, check_totals, validate_budget, validate_items
 
 __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 
@@ -154,10 +154,11 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
             scores add up to more than a quarter of the float range.
     """
     watch = Stopwatch()
-    items, totals, any_pinned = validate_pack_items(items)
+    items = validate_items(items)
+    totals = check_totals(items)
     budget, near_dup = validate_budget(budget), check_near_dup(near_dup)
     parts = resolve_parts(strategy, order, dedupe, fill, pinned_overflow, params, dedupe_on=near_dup is not None)
-    pinned, candidates = _split_pinned(items) if any_pinned else ([], items)
+    pinned, candidates = _split_pinned(items)
     pinned_tokens = _pinned_need(pinned, budget, pinned_overflow)
     if pinned_tokens > budget:
         return Packing(pinned, budget=budget, strategy=parts.strategy, optimal=None, over_budget=True,

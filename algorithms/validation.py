@@ -8,14 +8,14 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from functools import partial
 from operator import attrgetter, is_not
 from typing import Any
 
 from .items import Item
 
-__all__ = ["validate_items", "validate_pack_items", "validate_budget", "check_totals", "check_near_dup", "check_pinned_overflow",
+__all__ = ["validate_items", "validate_budget", "check_totals", "check_near_dup", "check_pinned_overflow",
            "PINNED_OVERFLOW", "MAX_TOTAL_TOKENS", "MAX_TOTAL_SCORE"]
 
 PINNED_OVERFLOW = ("raise", "clamp")
@@ -32,71 +32,32 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
         TypeError: An element is not an `Item` (the message gives its position).
         ValueError: Two items share an id, or embeddings of different dimensions.
     """
-    out = _as_list(items)
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
+    out = list(items)
+    seen: set[str] = set()
     if set(map(type, out)) <= {Item}:
         # Plain items (the usual case): C-level passes; the loop below would only find a repeated id.
-        _check_ids(out, list(map(attrgetter("id"), out)))
+        if len(set(map(attrgetter("id"), out))) < len(out):
+            twice = next(it.id for it in out if it.id in seen or seen.add(it.id))
+            raise ValueError(f"item {twice!r}: id is repeated (ids must be unique)")
     else:
-        seen: set[str] = set()
         for pos, it in enumerate(out):
             if not isinstance(it, Item):
                 raise TypeError(f"items[{pos}] must be an Item, got {type(it).__name__}")
             if it.id in seen:
                 raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
             seen.add(it.id)
-    _check_dims(out, map(attrgetter("embedding"), out))
-    return out
-
-
-def validate_pack_items(items: Iterable[Item]) -> tuple[list[Item], tuple[int, float], bool]:
-    """`validate_items` and `check_totals` in one read of each item, for `pack`.
-
-    Returns:
-        (the items as a list, `check_totals`' (total tokens, lowest score), whether any is pinned).
-
-    Raises:
-        TypeError, ValueError: As `validate_items`, then `check_totals`, raise them.
-    """
-    out = _as_list(items)
-    if not out or not set(map(type, out)) <= {Item}:
-        out = validate_items(out)
-        return out, check_totals(out), any(map(attrgetter("pinned"), out))
-    # One pass reading the five fields of each item (one object, a few cache lines), then C-level
-    # transposition: at 10^3-10^5 items each separate pass over the items costs a cache miss apiece.
-    ids, scores, tokens, pinned, embeddings = zip(*map(_FIELDS, out))
-    _check_ids(out, ids)
-    _check_dims(out, embeddings)
-    return out, _check_totals(out, sum(tokens), scores), any(pinned)
-
-
-_FIELDS = attrgetter("id", "score", "tokens", "pinned", "embedding")
-
-
-def _as_list(items: Iterable[Item]) -> list:
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-        raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
-    return list(items)
-
-
-def _check_ids(out: list[Item], ids: Sequence[str]) -> None:
-    """A repeated id is an error naming it (its first repeat in input order)."""
-    if len(set(ids)) < len(ids):
-        seen: set[str] = set()
-        twice = next(i for i in ids if i in seen or seen.add(i))
-        raise ValueError(f"item {twice!r}: id is repeated (ids must be unique)")
-
-
-def _check_dims(out: list[Item], embeddings: Iterable[Any]) -> None:
-    """Embeddings of two dimensions are an error naming the first item of another dimension."""
     # The embeddings that are set, found by a C-level filter: most items have none, and a Python
     # loop over 10^5 items costs more than the rest of this check.
-    dims = set(map(len, filter(partial(is_not, None), embeddings)))
+    dims = set(map(len, filter(partial(is_not, None), map(attrgetter("embedding"), out))))
     if len(dims) > 1:
         embedded = [it for it in out if it.embedding is not None]
         first = embedded[0]
         other = next(it for it in embedded if len(it.embedding) != len(first.embedding))
         raise ValueError(f"item {other.id!r}: embedding has {len(other.embedding)} dimensions, but item "
                          f"{first.id!r} has {len(first.embedding)} (all embeddings must have one dimension)")
+    return out
 
 
 def validate_budget(budget: Any) -> int:
@@ -123,11 +84,9 @@ def check_totals(items: list[Item]) -> tuple[int, float]:
     Raises:
         ValueError: Naming the largest item of the total that is too large.
     """
-    return _check_totals(items, sum(map(attrgetter("tokens"), items)), list(map(attrgetter("score"), items)))
-
-
-def _check_totals(items: list[Item], tokens: int, scores: Sequence[float]) -> tuple[int, float]:
-    """`check_totals` from the items' token total and scores."""
+    # One read of each item's fields: reading an item's attribute is what costs at 10^5 items.
+    scores = list(map(attrgetter("score"), items))
+    tokens = sum(map(attrgetter("tokens"), items))
     if tokens > MAX_TOTAL_TOKENS:
         raise ValueError(f"items: total tokens {tokens} exceed 2**62 (the largest the solvers can add up); "
                          f"largest item {max(items, key=lambda it: it.tokens).id!r}")
