@@ -68,11 +68,11 @@ class _Kernel:
         """L_ii = q_i^2 S_ii, S_ii being 1, or 0 for a zero embedding (which adds no volume)."""
         return self.q * self.q * (self.cos.diagonal if self.cos is not None else 1.0)
 
-    def column(self, j: int) -> np.ndarray:
-        """L[:, j], a fresh array."""
+    def column(self, j: int, out: np.ndarray) -> np.ndarray:
+        """L[:, j], written into `out`."""
         if self.weighted is not None:
-            return self.weighted @ self.weighted[j]
-        out = self.cos.column(j) if self.cos is not None else self.columns.block([j])[:, 0]
+            return np.matmul(self.weighted, self.weighted[j], out=out)
+        out[:] = self.cos.column(j) if self.cos is not None else self.columns.block([j])[:, 0]
         out *= self.q
         out *= self.q[j]
         return out
@@ -171,8 +171,7 @@ def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kern
         if t == len(rows):
             rows = np.concatenate([rows, np.empty_like(rows)])
         # One Cholesky row for every candidate at once: e = (L[:, j] - C c_j) / d_j.
-        e = rows[t]
-        e[:] = kernel.column(j)
+        e = kernel.column(j, rows[t])
         if t:
             e -= rows[:t, j] @ rows[:t]
         e /= np.sqrt(d2[j])
