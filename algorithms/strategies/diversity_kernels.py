@@ -122,13 +122,16 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     with np.errstate(over="ignore", under="ignore"):  # such rows are found below: float64 takes over
         e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
         norms = np.sqrt(np.einsum("ij,ij->i", e32, e32))
-    zero = norms == 0
-    safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
-    if not (safe | zero).all() or any(np.any(items[i].embedding) for i in np.flatnonzero(zero).tolist()):
-        return None
     # 1 / norm (0 for a zero row), applied to each column rather than to the (n, dim) rows: a pass
     # over n values per pick costs less than one over the matrix for the few dozen picks of a context.
-    inv = np.divide(1.0, norms, out=np.zeros(len(norms)), where=~zero)
+    if _F32_NORMS[0] <= norms.min() and norms.max() <= _F32_NORMS[1]:
+        inv = 1.0 / norms.astype(np.float64)  # the usual case: no zero, tiny or huge row
+    else:
+        zero = norms == 0
+        safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
+        if not (safe | zero).all() or any(np.any(items[i].embedding) for i in np.flatnonzero(zero).tolist()):
+            return None
+        inv = np.divide(1.0, norms, out=np.zeros(len(norms)), where=~zero)
     head, scaled = e32[:n], -k * inv[:n]
     margin = 2.2 * k * (2 * e32.shape[1] + 16) * 2.0**-24
     base = lam * rel
