@@ -13,6 +13,7 @@ import numpy as np
 
 from ..items import Item
 from ..vectors import embedding_matrix
+from .mmr_kernel import DONE, mmr32_steps
 
 __all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "TIE_TOL"]
 
@@ -147,30 +148,21 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
            else np.zeros(n))
     value = np.multiply(red, -k)
     value += base
-    value[tokens > room] = -np.inf
-    chosen: list[int] = []
-    fresh, left, tok = np.empty(n), room, tokens.tolist()
+    chosen = np.empty(n, dtype=np.int64)
+    count, left, forced = 0, room, -1
     while n:
-        j, best = best_fitting(value, tokens, tok, left)
-        if j < 0:
+        count, left, status, best = mmr32_steps(value, head, e32, inv, scaled, base, tokens, left, margin, TIE_TOL,
+                                                chosen, count, forced)
+        if status == DONE:
             break
-        near = np.flatnonzero(value >= best - margin - TIE_TOL * (abs(best) + 2.0))
-        if len(near) > 1:
-            near = near[tokens[near] <= left]
-            # The float64 unit vectors of the pinned items and the picks, built only here: most steps
-            # have a single contender and need none.
-            anchors = [*pinned_units, *map(unit, chosen)]
-            exact = (np.clip(np.array([unit(i) for i in near.tolist()]) @ np.array(anchors).T, 0.0, 1.0).max(axis=1)
-                     if anchors else np.zeros(len(near)))
-            exact = -k * exact + base[near]
-            top = float(exact.max())
-            ties = near[exact >= top - TIE_TOL * max(1.0, abs(top))]
-            j = tie_break(cands, ties) if len(ties) > 1 else int(ties[0])
-        chosen.append(j)
-        left -= tok[j]
-        value[j] = -np.inf
-        np.multiply(head @ e32[j], scaled, out=fresh)
-        fresh *= inv[j]
-        fresh += base
-        np.minimum(value, fresh, out=value)
-    return chosen
+        # A contended step (rare: a few per context): the float64 rule picks among the contenders.
+        near = (value >= best - margin - TIE_TOL * (abs(best) + 2.0)).nonzero()[0]
+        # The float64 unit vectors of the pinned items and the picks, built only here.
+        anchors = [*pinned_units, *map(unit, chosen[:count].tolist())]
+        exact = (np.clip(np.array([unit(i) for i in near.tolist()]) @ np.array(anchors).T, 0.0, 1.0).max(axis=1)
+                 if anchors else np.zeros(len(near)))
+        exact = -k * exact + base[near]
+        top = float(exact.max())
+        ties = near[exact >= top - TIE_TOL * max(1.0, abs(top))]
+        forced = tie_break(cands, ties) if len(ties) > 1 else int(ties[0])
+    return chosen[:count].tolist()
