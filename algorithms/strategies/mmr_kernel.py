@@ -51,6 +51,14 @@ def mmr32_steps(value, head, e32, inv, scaled, base, tokens, left, margin, tol, 
             count += 1
             left -= tokens[j]
             value[j] = -np.inf
+            # The last pick's column changes nothing: skip it when no candidate is left that fits.
+            last = True
+            for i in range(n):
+                if value[i] > -np.inf and tokens[i] <= left:
+                    last = False
+                    break
+            if last:
+                return count, left, DONE, -np.inf
             col = np.dot(head, e32[j])
             inv_j = inv[j]
             for i in range(n):
