@@ -76,3 +76,19 @@ def test_mmr_and_dpp_name_the_item_without_an_embedding():
     for strategy in ("mmr", "dpp"):
         with pytest.raises(ValueError, match="item 'b' has none"):
             pack(items, 5, None, strategy=strategy, similarity="cosine")
+
+
+def test_compiled_cosine_dpp_picks_those_of_the_numpy_loop_past_its_row_buffer():
+    # 150 independent vectors: more picks than the 64 Cholesky rows first allocated (the buffer grows twice);
+    # the numpy loop reads the same cosines through a callable similarity.
+    rng = np.random.default_rng(7)
+    items = [Item(f"c{k:03d}", f"text {k}", float(rng.uniform(0.5, 2.0)), int(rng.integers(1, 5)),
+                  embedding=rng.uniform(0.0, 1.0, 200)) for k in range(150)]
+
+    def cos(a: Item, b: Item) -> float:
+        return float(np.clip(a.embedding @ b.embedding / np.linalg.norm(a.embedding) / np.linalg.norm(b.embedding),
+                             0.0, 1.0))
+
+    fast = pack(items, 10**6, None, strategy="dpp", similarity="cosine", theta=0.5).info["pick_order"]
+    slow = pack(items, 10**6, None, strategy="dpp", similarity=cos, theta=0.5).info["pick_order"]
+    assert len(fast) > 128 and fast == slow

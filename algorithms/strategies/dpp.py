@@ -20,6 +20,7 @@ from ..vectors import CosineColumns, embedding_matrix
 from .base import Strategy
 from .greedy import bounded_selection
 from .diversity_kernels import tie_break
+from .dpp_kernel import DONE, FULL, dpp_steps
 from .mmr import relevance
 
 __all__ = ["DPP", "quality_weights", "dpp_picks", "VOLUME_EPS"]
@@ -46,21 +47,12 @@ def quality_weights(scores: np.ndarray, theta: float) -> np.ndarray:
 
 class _Kernel:
     """Columns of L = diag(q) S diag(q) on demand: S the raw cosine of the embeddings for "cosine"
-    (PSD), else `similarity_columns`.
-
-    For "cosine" the rows are scaled once by ``q_i / ||a_i||``, so a column of L is one
-    matrix-vector product (four whole-array passes per pick fewer, for one pass over the matrix);
-    when that scale could overflow, the columns are scaled per pick instead.
-    """
+    (PSD, `CosineColumns`; its picks run compiled, see `dpp_kernel`), else `similarity_columns`."""
 
     def __init__(self, cands, similarity, q: np.ndarray) -> None:
-        self.q, self.weighted, self.cos = q, None, None
+        self.q, self.cos = q, None
         if similarity == "cosine":
             self.cos = CosineColumns(embedding_matrix(cands, "strategy 'dpp'"))
-            scale = self.cos.inv * q
-            if np.isfinite(scale).all() and float(np.abs(self.cos.matrix).max(initial=0.0)) * float(
-                    scale.max(initial=0.0)) < 1e150:
-                self.weighted = self.cos.matrix * scale[:, None]
         else:
             self.columns = similarity_columns(cands, similarity)
 
@@ -70,9 +62,7 @@ class _Kernel:
 
     def column(self, j: int, out: np.ndarray) -> np.ndarray:
         """L[:, j], written into `out`."""
-        if self.weighted is not None:
-            return np.matmul(self.weighted, self.weighted[j], out=out)
-        out[:] = self.cos.column(j) if self.cos is not None else self.columns.block([j])[:, 0]
+        out[:] = self.columns.block([j])[:, 0]
         out *= self.q
         out *= self.q[j]
         return out
@@ -148,6 +138,8 @@ def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kern
     gate = np.zeros(n)
     gate[tokens > room] = -np.inf
     live = np.empty(n)
+    if kernel.cos is not None:
+        return _compiled_picks(cands, kernel, d2, gate, live, rows, tokens, room, floor)
     chosen: list[int] = []
     left, tok = room, tokens.tolist()  # Python ints: a numpy scalar per read costs more than the read
     while True:
@@ -179,3 +171,21 @@ def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kern
         d2 -= live
         np.maximum(d2, 0.0, out=d2)
     return chosen
+
+
+def _compiled_picks(cands, kernel: _Kernel, d2: np.ndarray, gate: np.ndarray, live: np.ndarray,
+                    rows: np.ndarray, tokens: np.ndarray, room: int, floor: float) -> list[int]:
+    """`dpp_picks`' loop for cosine compiled (`dpp_kernel.dpp_steps`); ties and the row buffer's
+    growth are handled here."""
+    cos = kernel.cos
+    chosen = np.empty(len(d2), dtype=np.int64)
+    count, left, forced = 0, room, -1
+    while True:
+        count, left, status, best, j = dpp_steps(cos.matrix, cos.inv, kernel.q, d2, gate, live, rows, tokens,
+                                                 left, floor, _TIE_TOL, chosen, count, forced)
+        if status == DONE:
+            return chosen[:count].tolist()
+        if status == FULL:
+            rows, forced = np.concatenate([rows, np.empty_like(rows)]), j
+        else:  # tied: every open fitting candidate within the tolerance of the best
+            forced = tie_break(cands, (live >= best - _TIE_TOL * best).nonzero()[0])
