@@ -21,6 +21,7 @@ from .base import Strategy
 from .greedy import bounded_selection
 from .diversity_kernels import tie_break
 from .dpp_kernel import DONE, FULL, dpp_steps
+from .dpp_kernel import warm_up as _warm_up
 from .mmr import relevance
 
 __all__ = ["DPP", "quality_weights", "dpp_picks", "VOLUME_EPS"]
@@ -103,6 +104,11 @@ class DPP(Strategy):
                             "'jaccard', 'tfidf', 'cosine' (Item.embedding) or a callable (Item, Item) -> [0, 1]"),
         "max_memory_mb": Param(1024, int_in(1), "refuse a full similarity matrix ('tfidf', callables) over this"),
     })
+
+    @staticmethod
+    def warm_up() -> None:
+        """Load the compiled steps of the cosine path before anything is timed (`dpp_kernel.warm_up`)."""
+        _warm_up()
 
     def select(self, problem: Problem) -> Selection:
         cands, room = problem.candidates, problem.room

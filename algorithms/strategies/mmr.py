@@ -15,6 +15,7 @@ from ..similarity import check_similarity, matrix_bytes, similarity_columns, sim
 from ..vectors import CosineColumns, embedding_matrix
 from .base import Strategy
 from .diversity_kernels import mmr_picks, mmr_picks_cosine32
+from .mmr_kernel import warm_up as _warm_up
 from .greedy import bounded_selection
 
 __all__ = ["MMR", "relevance"]
@@ -74,6 +75,11 @@ class MMR(Strategy):
         "cost_exponent": Param(0.0, real_in(0.0, 4.0), "divide the MMR value by tokens**c (0 = classic MMR)"),
         "max_memory_mb": Param(1024, int_in(1), "refuse a full similarity matrix ('tfidf', callables) over this"),
     })
+
+    @staticmethod
+    def warm_up() -> None:
+        """Load the compiled steps of the cosine path before anything is timed (`mmr_kernel.warm_up`)."""
+        _warm_up()
 
     def select(self, problem: Problem) -> Selection:
         cands, room, pinned = problem.candidates, problem.room, problem.pinned
