@@ -36,7 +36,7 @@ from .component import Component, Registry
 from .dedupe.tokenise import MULTIPLIERS, word_codes
 from .items import Item
 from .params import Param, int_in, one_of
-from .vectors import unit_rows
+from .vectors import normalised_rows
 
 __all__ = ["Embedder", "HashingEmbedder", "WordLlamaEmbedder", "EMBEDDERS", "embed_texts", "embed_items",
            "default_cache_dir"]
@@ -97,7 +97,7 @@ class HashingEmbedder(Embedder):
                             minlength=len(texts) * dim).reshape(len(texts), dim)
         # Sublinear weight of the net count per bucket, with the sign of the majority.
         np.copyto(out, np.sign(signs) * (1.0 + np.log(np.maximum(np.abs(signs), 1.0))), where=counts > 0)
-        return unit_rows(out)
+        return normalised_rows(out)
 
 
 class WordLlamaEmbedder(Embedder):

@@ -10,19 +10,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import and_, attrgetter, ge, not_
 from typing import Any
 
-from .dedupe import DEDUPE_METHODS
 from .items import Item, Packing, Problem, Selection
-from .params import Param
-from .registry import FILLS, ORDERS, STRATEGIES
+from .pack_parts import Parts, Stopwatch, resolve_parts
 from .strategies.base import Refused, check_selection
 from .strategies.function import FunctionStrategy
-from .validation import (check_near_dup, check_pinned_overflow, check_totals, validate_budget,
-                         validate_items)
+from .validation import check_near_dup, check_totals, validate_budget, validate_items
 
 __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 
@@ -30,80 +26,13 @@ __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 STAGES = ("dedupe", "select", "order", "fill", "pack")
 
 
-class _Stopwatch:
-    """CPU seconds per stage (`time.process_time`: all threads, waiting for a core excluded)."""
-
-    __slots__ = ("times", "_start", "_mark")
-
-    def __init__(self) -> None:
-        self.times: dict[str, float] = {}
-        self._start = self._mark = time.process_time()
-
-    def mark(self) -> None:
-        self._mark = time.process_time()
-
-    def lap(self, stage: str) -> None:
-        self.times[stage] = time.process_time() - self._mark
-
-    def total(self) -> dict[str, float]:
-        self.times["pack"] = time.process_time() - self._start
-        return self.times
-
-
-@dataclass(frozen=True)
-class _Parts:
-    """The resolved components of one call."""
-
-    strategy: str
-    chooser: Any
-    arranger: Any
-    filler: Any
-    deduper: Any
-
-
-def _route(params: Mapping[str, Any], consumers: list[tuple[str, Mapping[str, Param]]],
-           open_to: int | None = None) -> list[dict[str, Any]]:
-    """Split keyword params among the strategy, order and fill that declare them.
-
-    A param nobody declares goes to consumer `open_to` (a function strategy taking ``**params``).
-    """
-    routed: list[dict[str, Any]] = [{} for _ in consumers]
-    for key, value in params.items():
-        owners = [k for k, (_, spec) in enumerate(consumers) if key in spec]
-        if not owners and open_to is not None:
-            owners = [open_to]
-        if not owners:
-            valid = ", ".join(f"{label}: {', '.join(sorted(spec)) or 'none'}" for label, spec in consumers)
-            raise ValueError(f"unknown parameter {key!r}; valid ({valid})")
-        for k in owners:
-            routed[k][key] = value
-    return routed
-
-
-def _resolve(strategy: Any, order: Any, dedupe: Any, fill: Any, pinned_overflow: Any,
-             params: Mapping[str, Any]) -> _Parts:
-    """Look every component up, route the params to them and build them (in the order errors are reported)."""
-    strategy, strategy_cls = STRATEGIES.resolve(strategy)
-    order, order_cls = ORDERS.resolve(order)
-    deduper = DEDUPE_METHODS.lookup(dedupe)()
-    check_pinned_overflow(pinned_overflow)
-    fill, fill_cls = (None, None) if fill is None else FILLS.resolve(fill)
-    consumers = [(f"strategy {strategy!r}", strategy_cls.PARAMS), (f"order {order!r}", order_cls.PARAMS)]
-    if fill_cls is not None:
-        consumers.append((f"fill {fill!r}", fill_cls.PARAMS))
-    routed = _route(params, consumers, open_to=0 if strategy_cls.EXTRA_PARAMS else None)
-    chooser, arranger = strategy_cls(**routed[0]), order_cls(**routed[1])
-    filler = fill_cls(**routed[2]) if fill_cls is not None else None
-    return _Parts(strategy, chooser, arranger, filler, deduper)
-
-
 def _split_pinned(items: list[Item]) -> tuple[list[Item], list[Item]]:
     """(pinned, candidates), both in input order."""
-    flags = list(map(attrgetter("pinned"), items))
     # Without pinned items (the usual case) no pass over the items picks them out: each such pass
     # touches every item, a cache miss apiece once there are 10^5 of them.
-    if not any(flags):
+    if not any(map(attrgetter("pinned"), items)):
         return [], items
+    flags = list(map(attrgetter("pinned"), items))
     return list(compress(items, flags)), list(compress(items, map(not_, flags)))
 
 
@@ -114,23 +43,33 @@ def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: 
     return deduper.kept_flags(candidates, pinned, near_dup)
 
 
-def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int) -> Problem:
-    """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room."""
-    # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
-    survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates), repeat(0.0)))))
+def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int,
+             totals: tuple[int, float] | None = None) -> Problem:
+    """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room.
+
+    `totals` is `check_totals`' (tokens, lowest score) of all the items: with dedupe off, nothing
+    pinned and no negative score, the candidates are those items and need no pass of their own.
+    """
+    if totals is not None and type(kept) is repeat and not pinned and totals[1] >= 0.0:
+        survivors, total = tuple(candidates), totals[0]
+    else:
+        # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
+        survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates),
+                                                                  repeat(0.0)))))
+        total = sum(map(attrgetter("tokens"), survivors))
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
-    return Problem(survivors, min(room, sum(map(attrgetter("tokens"), survivors))), tuple(pinned))
+    return Problem(survivors, min(room, total), tuple(pinned))
 
 
-def _refuse_if_skipped(parts: _Parts, problem: Problem) -> None:
+def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:
     """Raise the strategy's declared refusal (`Refused`) when its ``skip`` gives a reason."""
     refusal = parts.chooser.skip(problem)
     if refusal is not None:
         raise Refused(parts.strategy, refusal)
 
 
-def _checked(parts: _Parts, problem: Problem, selection: Selection, room: int) -> tuple[tuple[int, ...], list[Item], int, dict]:
+def _checked(parts: Parts, problem: Problem, selection: Selection, room: int) -> tuple[tuple[int, ...], list[Item], int, dict]:
     """(picked indices, chosen items, their tokens, info) once the selection passed its contract check."""
     picked = check_selection(parts.strategy, problem, selection, may_exceed_room=parts.chooser.may_exceed_budget)
     chosen = [problem.candidates[k] for k in picked]
@@ -150,9 +89,9 @@ def _unchosen(problem: Problem, picked: tuple[int, ...]) -> list[Item]:
                   key=lambda it: (-it.score, it.id))
 
 
-def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: _Parts, selection: Selection,
+def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: Parts, selection: Selection,
               dropped: Mapping[str, str], seconds: float, truncated: str | None, over: bool, info: dict,
-              watch: _Stopwatch) -> Packing:
+              watch: Stopwatch) -> Packing:
     """The `Packing`: pinned items first, the ordered choice, the bound shifted by the pinned score."""
     pinned_score = math.fsum(it.score for it in pinned)
     upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
@@ -214,11 +153,11 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
             items whose tokens add up to more than 2**62, or whose absolute
             scores add up to more than a quarter of the float range.
     """
-    watch = _Stopwatch()
+    watch = Stopwatch()
     items = validate_items(items)
-    check_totals(items)
+    totals = check_totals(items)
     budget, near_dup = validate_budget(budget), check_near_dup(near_dup)
-    parts = _resolve(strategy, order, dedupe, fill, pinned_overflow, params)
+    parts = resolve_parts(strategy, order, dedupe, fill, pinned_overflow, params, dedupe_on=near_dup is not None)
     pinned, candidates = _split_pinned(items)
     pinned_tokens = _pinned_need(pinned, budget, pinned_overflow)
     if pinned_tokens > budget:
@@ -229,7 +168,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     kept, dropped = _dedupe(parts.deduper, candidates, pinned, near_dup)
     watch.lap("dedupe")
     room = budget - pinned_tokens
-    problem = _problem(candidates, kept, pinned, room)
+    problem = _problem(candidates, kept, pinned, room, totals)
     _refuse_if_skipped(parts, problem)
     watch.mark()
     selection = parts.chooser.select(problem)
@@ -248,7 +187,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
                      truncated, used > room, info, watch)
 
 
-def _strategy_call(parts: _Parts, problem: Problem) -> Callable[[], Any]:
+def _strategy_call(parts: Parts, problem: Problem) -> Callable[[], Any]:
     """The strategy's own code on `problem`: for a plain function, the function alone.
 
     A function strategy's `select` also checks what the function returned (a pass over all the
@@ -281,10 +220,10 @@ def stage_calls(items: Iterable[Item], budget: int, near_dup: float | None = 0.8
     items = validate_items(items)
     kwargs = dict(strategy=strategy, order=order, dedupe=dedupe, fill=fill, **params)
     pack(items, budget, near_dup, **kwargs)  # any error, as pack raises it
-    parts = _resolve(strategy, order, dedupe, fill, "raise", params)
+    near_dup = check_near_dup(near_dup)
+    parts = resolve_parts(strategy, order, dedupe, fill, "raise", params, dedupe_on=near_dup is not None)
     pinned, candidates = _split_pinned(items)
     room = budget - sum(it.tokens for it in pinned)
-    near_dup = check_near_dup(near_dup)
     kept, _ = _dedupe(parts.deduper, candidates, pinned, near_dup)
     problem = _problem(candidates, kept, pinned, room)
     picked, chosen, used, _ = _checked(parts, problem, parts.chooser.select(problem), room)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .dedupe import jaccard, shingles, signature, words
 from .items import Item
-from .vectors import embedding_matrix, unit_rows
+from .vectors import embedding_matrix, normalised_rows
 
 __all__ = ["Similarity", "SIMILARITIES", "check_similarity", "similarity_matrix", "similarity_columns",
            "matrix_bytes", "jaccard_matrix", "tfidf_matrix", "cosine_matrix", "similarity_name", "pair_jaccard"]
@@ -93,7 +93,7 @@ def cosine_matrix(items: Sequence[Item]) -> np.ndarray:
     """``max(0, cosine)`` of the embeddings of every pair of `items`, ones on the diagonal."""
     if not items:
         return np.zeros((0, 0))
-    units = unit_rows(embedding_matrix(items, "similarity 'cosine'"))
+    units = normalised_rows(embedding_matrix(items, "similarity 'cosine'"))
     sim = units @ units.T
     np.fill_diagonal(sim, 1.0)
     return np.clip(sim, 0.0, 1.0, out=sim)  # in place: the product is ours, a copy would cost as much again
@@ -110,7 +110,7 @@ class _Columns:
         self.n = len(items)
         self.kind = similarity if isinstance(similarity, str) else None
         if self.kind == "cosine":
-            self.units = unit_rows(embedding_matrix(items, "similarity 'cosine'")) if items else np.zeros((0, 1))
+            self.units = normalised_rows(embedding_matrix(items, "similarity 'cosine'")) if items else np.zeros((0, 1))
         elif self.kind == "jaccard":
             self.rows, self.sizes = _shingle_rows(items) if items else (None, np.zeros(0))
             # Column-major too: a block then touches only the texts sharing a shingle with its columns.

@@ -38,9 +38,8 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
     seen: set[str] = set()
     if set(map(type, out)) <= {Item}:
         # Plain items (the usual case): C-level passes; the loop below would only find a repeated id.
-        ids = list(map(attrgetter("id"), out))
-        if len(set(ids)) < len(ids):
-            twice = next(i for i in ids if i in seen or seen.add(i))
+        if len(set(map(attrgetter("id"), out))) < len(out):
+            twice = next(it.id for it in out if it.id in seen or seen.add(it.id))
             raise ValueError(f"item {twice!r}: id is repeated (ids must be unique)")
     else:
         for pos, it in enumerate(out):
@@ -75,24 +74,31 @@ def validate_budget(budget: Any) -> int:
     return int(budget)
 
 
-def check_totals(items: list[Item]) -> None:
+def check_totals(items: list[Item]) -> tuple[int, float]:
     """Reject token and score totals that no numeric solver can add up without overflow.
+
+    Returns:
+        (the items' total tokens, their lowest score; 0.0 for no items), which `pack` reuses
+        instead of passing over the items again.
 
     Raises:
         ValueError: Naming the largest item of the total that is too large.
     """
+    # One read of each item's fields: reading an item's attribute is what costs at 10^5 items.
+    scores = list(map(attrgetter("score"), items))
     tokens = sum(map(attrgetter("tokens"), items))
     if tokens > MAX_TOTAL_TOKENS:
         raise ValueError(f"items: total tokens {tokens} exceed 2**62 (the largest the solvers can add up); "
                          f"largest item {max(items, key=lambda it: it.tokens).id!r}")
     try:
-        score = math.fsum(map(abs, map(attrgetter("score"), items)))
+        score = math.fsum(map(abs, scores))
     except OverflowError:
         score = math.inf
     if score > MAX_TOTAL_SCORE:
         raise ValueError(f"items: the absolute scores add up to more than {MAX_TOTAL_SCORE:.3g} (a quarter of the "
                          f"float range), so sums overflow; rescale the scores "
                          f"(largest: item {max(items, key=lambda it: abs(it.score)).id!r})")
+    return tokens, min(scores, default=0.0)
 
 
 def check_near_dup(near_dup: Any) -> float | None:

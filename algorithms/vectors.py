@@ -2,7 +2,9 @@
 
 Cosine similarity is ``u . v`` of the unit vectors ``u = a / ||a||``; a zero
 vector has cosine 0 with every vector (itself included), so it never counts
-as a duplicate. `unit_rows` computes the unit vectors once, row by row, and
+as a duplicate. `normalised_rows` computes the unit vectors once, row by row,
+`CosineColumns` gives columns of the cosine matrix without normalising the
+whole matrix (what a greedy that reads a few dozen columns needs), and
 `cosine` is the scalar reference every vectorised path is checked against.
 """
 
@@ -14,15 +16,16 @@ import numpy as np
 
 from .items import Item
 
-__all__ = ["embedding_matrix", "unit_rows", "cosine"]
+__all__ = ["embedding_matrix", "normalised_rows", "CosineColumns", "cosine"]
 
 
-def embedding_matrix(items: Sequence[Item], who: str) -> np.ndarray:
-    """The items' embeddings stacked into a (len(items), dim) float64 array.
+def embedding_matrix(items: Sequence[Item], who: str, dtype: type = np.float64) -> np.ndarray:
+    """The items' embeddings stacked into a (len(items), dim) array (float64 unless `dtype` says otherwise).
 
     Args:
         items: Items that must all carry an `embedding`.
         who: The caller, named in the error (e.g. ``"dedupe 'semantic'"``).
+        dtype: The array's float type (float32 for a filter whose error is bounded by its caller).
 
     Raises:
         ValueError: An item without an embedding, or embeddings of different dimensions.
@@ -32,20 +35,21 @@ def embedding_matrix(items: Sequence[Item], who: str) -> np.ndarray:
         raise ValueError(f"{who} needs Item.embedding; item {missing.id!r} has none (compute embeddings with "
                          f"packbench.algorithms.embed, e.g. embed_items(items))")
     if not items:
-        return np.zeros((0, 0))
+        return np.zeros((0, 0), dtype=dtype)
     dim = len(items[0].embedding)
     other = next((it for it in items if len(it.embedding) != dim), None)
     if other is not None:
         raise ValueError(f"{who}: item {other.id!r} has a {len(other.embedding)}-dimensional embedding, item "
                          f"{items[0].id!r} a {dim}-dimensional one (all must have one dimension)")
-    return np.stack([it.embedding for it in items])
+    # One concatenation into the target type: `np.stack` reshapes each row first, about twice the cost.
+    return np.concatenate([it.embedding for it in items], dtype=dtype).reshape(len(items), dim)
 
 
 # Rows whose norm lies in this range were computed without overflow or underflow of the squares.
 _SAFE_NORMS = (1e-150, 1e150)
 
 
-def unit_rows(matrix: np.ndarray) -> np.ndarray:
+def normalised_rows(matrix: np.ndarray) -> np.ndarray:
     """Each row divided by its Euclidean norm; zero rows stay zero.
 
     A row whose squares overflow (entries around 1e155 and up) or underflow (around 1e-155 and down)
@@ -64,6 +68,51 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.where(norms > 0, norms, 1.0)[:, None]
 
 
+class CosineColumns:
+    """Columns of the cosine matrix of `matrix`'s rows, one matrix-vector product per column.
+
+    ``column(j)[i] = (a_i . a_j) / (||a_i|| ||a_j||)``, and 0 where either row is zero: the cosine of
+    the unit vectors of `normalised_rows` up to rounding in the last bits, without dividing the
+    whole (n, dim) matrix (a greedy that reads k << n columns would spend more on that than on its
+    picks). When a row's squares overflow or underflow, the rows are normalised first instead.
+
+    Args:
+        matrix: The (n, dim) float64 rows (not modified).
+    """
+
+    __slots__ = ("matrix", "inv", "diagonal")
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        with np.errstate(over="ignore", under="ignore"):  # such rows are found below
+            norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        odd = np.flatnonzero(~((norms >= _SAFE_NORMS[0]) & (norms <= _SAFE_NORMS[1])))
+        # A norm of 0 is a zero row or a row whose squares underflowed: only the latter needs rescaling.
+        if len(odd) and np.abs(matrix[odd]).max() > 0:
+            matrix = normalised_rows(matrix)
+            norms = (np.abs(matrix).max(axis=1) > 0).astype(np.float64)  # unit rows, and zero rows that stay zero
+        self.matrix = matrix
+        # 1 / norm, 0 for a zero row: its cosines come out 0 without a masked write per column.
+        self.inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        #: The cosine of each row with itself: 1, or 0 for a zero row.
+        self.diagonal = (norms > 0).astype(np.float64)
+
+    def column(self, j: int, rows: int | None = None) -> np.ndarray:
+        """Cosines of the first `rows` rows (all by default) with row j: a fresh array."""
+        head = self.matrix if rows is None else self.matrix[:rows]
+        out = head @ self.matrix[j]
+        out *= self.inv[:len(out)]
+        out *= self.inv[j]
+        return out
+
+    def block(self, cols: np.ndarray, rows: int | None = None) -> np.ndarray:
+        """Cosines of the first `rows` rows with each row in `cols`: (rows, len(cols))."""
+        head = self.matrix if rows is None else self.matrix[:rows]
+        out = head @ self.matrix[cols].T
+        out *= self.inv[:len(out), None]
+        out *= self.inv[cols][None, :]
+        return out
+
+
 def cosine(u: np.ndarray, v: np.ndarray) -> float:
-    """The cosine of two unit vectors from `unit_rows` (the scalar definition)."""
+    """The cosine of two unit vectors from `normalised_rows` (the scalar definition)."""
     return float(np.dot(u, v))

@@ -126,11 +126,11 @@ def test_semantic_dedupe_finds_exact_duplicates_whose_embeddings_are_huge_or_tin
     assert [it.id for it in packing] == ["a"] and packing.dropped == {"b": "a"}
 
 
-def test_unit_rows_rescales_only_rows_out_of_range_and_keeps_the_others_bit_for_bit():
-    from packbench.algorithms.vectors import unit_rows
+def test_normalised_rows_rescales_only_rows_out_of_range_and_keeps_the_others_bit_for_bit():
+    from packbench.algorithms.vectors import normalised_rows
 
     rows = np.array([[3.0, 4.0, 1e-3], [1e300, -1e300, 0.0], [0.0, 0.0, 0.0], [5e-324, 0.0, 0.0]])
-    out = unit_rows(rows)
+    out = normalised_rows(rows)
     plain = rows[:1] / np.sqrt(np.einsum("ij,ij->i", rows[:1], rows[:1]))[:, None]  # as before the rescaling
     assert np.array_equal(out[0], plain[0])
     assert np.allclose(out[1], [2 ** -0.5, -(2 ** -0.5), 0.0]) and np.array_equal(out[2], [0.0, 0.0, 0.0])

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from collections.abc import Callable
 
 from ..items import Item
-from ..vectors import cosine, embedding_matrix, unit_rows
+from ..vectors import cosine, embedding_matrix, normalised_rows
 from .rule import DedupeMethod, DedupeResult, containment, dedupe_order, jaccard, shingles
 from .tokenise import signature
 
@@ -82,7 +82,7 @@ def pairwise_semantic(candidates: Sequence[Item], pinned: Sequence[Item], thresh
     """Reference semantic dedupe: `cosine` of the unit embeddings >= threshold."""
     # The same row order as the fast method, so both divide the same rows by the same norms.
     items = list(pinned) + dedupe_order(candidates)
-    units = unit_rows(embedding_matrix(items, "dedupe 'semantic'"))
+    units = normalised_rows(embedding_matrix(items, "dedupe 'semantic'"))
     row = {it.id: units[k] for k, it in enumerate(items)}
     return _pairwise_by(candidates, pinned, lambda it: row[it.id], lambda a, b: cosine(a, b) >= threshold)
 

@@ -2,7 +2,7 @@
 
 Same visiting order and partner rule as seed 000's. Items must carry an
 `embedding` (`Item.embedding`; `algorithms.embed` computes them). Cosine is
-`vectors.cosine` of the unit vectors of `vectors.unit_rows` (a zero vector has
+`vectors.cosine` of the unit vectors of `vectors.normalised_rows` (a zero vector has
 cosine 0 with everything).
 
 The scan goes through the candidates in blocks of visiting order. A block is
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..items import Item
-from ..vectors import cosine, embedding_matrix, unit_rows
+from ..vectors import cosine, embedding_matrix, normalised_rows
 from .rule import DedupeMethod, DedupeResult, dedupe_order
 
 __all__ = ["dedupe_semantic", "Semantic"]
@@ -62,7 +62,7 @@ def dedupe_semantic(candidates: Sequence[Item], pinned: Sequence[Item], threshol
     """
     visit = dedupe_order(candidates)
     texts = list(pinned) + visit
-    units = unit_rows(embedding_matrix(texts, "dedupe 'semantic'"))
+    units = normalised_rows(embedding_matrix(texts, "dedupe 'semantic'"))
     if not visit:
         return [], {}
     single = units.astype(np.float32)

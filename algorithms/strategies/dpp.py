@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from types import MappingProxyType
 
 import numpy as np
 
-from ..dedupe.rule import visiting_order
+from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from ..similarity import (
@@ -15,12 +16,15 @@ from ..similarity import (
     similarity_columns,
     similarity_name,
 )
-from ..vectors import embedding_matrix, unit_rows
+from ..vectors import CosineColumns, embedding_matrix
 from .base import Strategy
 from .greedy import bounded_selection
+from .diversity_kernels import tie_break
+from .dpp_kernel import DONE, FULL, dpp_steps
+from .dpp_kernel import warm_up as _warm_up
 from .mmr import relevance
 
-__all__ = ["DPP", "quality_weights", "VOLUME_EPS"]
+__all__ = ["DPP", "quality_weights", "dpp_picks", "VOLUME_EPS"]
 
 # A candidate whose residual d_i^2 is at most this share of the largest quality^2 adds no volume
 # (it lies in the span of the chosen ones, up to rounding): the greedy stops there.
@@ -43,25 +47,26 @@ def quality_weights(scores: np.ndarray, theta: float) -> np.ndarray:
 
 
 class _Kernel:
-    """Columns of S on demand: raw cosine of unit embeddings for "cosine" (PSD), else `similarity_columns`."""
+    """Columns of L = diag(q) S diag(q) on demand: S the raw cosine of the embeddings for "cosine"
+    (PSD, `CosineColumns`; its picks run compiled, see `dpp_kernel`), else `similarity_columns`."""
 
-    def __init__(self, cands, similarity) -> None:
-        self.units = None
+    def __init__(self, cands, similarity, q: np.ndarray) -> None:
+        self.q, self.cos = q, None
         if similarity == "cosine":
-            self.units = unit_rows(embedding_matrix(cands, "strategy 'dpp'"))
+            self.cos = CosineColumns(embedding_matrix(cands, "strategy 'dpp'"))
         else:
             self.columns = similarity_columns(cands, similarity)
 
-    def diagonal(self, n: int) -> np.ndarray:
-        """S_ii: 1, or 0 for a zero embedding (which adds no volume)."""
-        if self.units is not None:
-            return np.einsum("ij,ij->i", self.units, self.units)
-        return np.ones(n)
+    def diagonal(self) -> np.ndarray:
+        """L_ii = q_i^2 S_ii, S_ii being 1, or 0 for a zero embedding (which adds no volume)."""
+        return self.q * self.q * (self.cos.diagonal if self.cos is not None else 1.0)
 
-    def column(self, j: int) -> np.ndarray:
-        if self.units is not None:
-            return self.units @ self.units[j]
-        return self.columns.block([j])[:, 0]
+    def column(self, j: int, out: np.ndarray) -> np.ndarray:
+        """L[:, j], written into `out`."""
+        out[:] = self.columns.block([j])[:, 0]
+        out *= self.q
+        out *= self.q[j]
+        return out
 
 
 class DPP(Strategy):
@@ -100,6 +105,11 @@ class DPP(Strategy):
         "max_memory_mb": Param(1024, int_in(1), "refuse a full similarity matrix ('tfidf', callables) over this"),
     })
 
+    @staticmethod
+    def warm_up() -> None:
+        """Load the compiled steps of the cosine path before anything is timed (`dpp_kernel.warm_up`)."""
+        _warm_up()
+
     def select(self, problem: Problem) -> Selection:
         cands, room = problem.candidates, problem.room
         n = len(cands)
@@ -108,40 +118,80 @@ class DPP(Strategy):
             raise ValueError(f"dpp: similarity {similarity_name(kind)!r} builds the full {n} x {n} matrix "
                              f"({matrix_bytes(n, kind) / 2**20:,.0f} MiB), over max_memory_mb="
                              f"{self.params['max_memory_mb']}; use 'cosine' or 'jaccard' or raise max_memory_mb")
-        tokens = np.array([it.tokens for it in cands], dtype=np.int64)
-        q = quality_weights(np.array([it.score for it in cands], dtype=np.float64), self.params["theta"])
-        rank = np.empty(n, dtype=np.int64)
-        rank[visiting_order(cands)] = np.arange(n)  # ties: higher score, then lower id
-        kernel = _Kernel(cands, kind) if n else None
-        d2 = q * q * kernel.diagonal(n) if n else q * q
-        floor = VOLUME_EPS * float((q * q).max()) if n else 0.0
-        rows = np.zeros((n, min(n, 64)))  # c_i, grown by doubling: most contexts hold a few dozen items
-        open_ = tokens <= room
-        chosen: list[int] = []
-        left = room
-        while True:
-            open_ &= tokens <= left
-            live = np.flatnonzero(open_)
-            if not len(live):
-                break
-            best = float(d2[live].max())
-            if best <= floor:
-                break
-            ties = live[d2[live] >= best - _TIE_TOL * best]
-            j = int(ties[np.argmin(rank[ties])])
-            t = len(chosen)
-            chosen.append(j)
-            open_[j] = False
-            left -= int(tokens[j])
-            if t == rows.shape[1]:
-                rows = np.concatenate([rows, np.zeros_like(rows)], axis=1)
-            # One Cholesky row for every candidate at once: e = (L[:, j] - C c_j) / d_j.
-            e = q * kernel.column(j) * q[j] - rows[:, :t] @ rows[j, :t]
-            e /= np.sqrt(d2[j])
-            rows[:, t] = e
-            d2 -= e * e
-            np.maximum(d2, 0.0, out=d2)
-        sel = bounded_selection(problem, chosen)
+        # C-level passes over the items: a list comprehension per field costs as much as ten picks.
+        tokens = np.fromiter(map(attrgetter("tokens"), cands), dtype=np.int64, count=n)
+        scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n)
+        q = quality_weights(scores, self.params["theta"])
+        chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind, q)) if n else []
+        sel = bounded_selection(problem, chosen, dantzig_bound_arrays(scores, tokens, room))
         info = {"theta": self.params["theta"], "similarity": similarity_name(kind),
                 "pick_order": [cands[k].id for k in chosen]}
         return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)
+
+
+def dpp_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, kernel: _Kernel) -> list[int]:
+    """The greedy MAP picks of `DPP`, in pick order: one Cholesky row per pick, in preallocated buffers.
+
+    ``d2`` holds the residuals (clipped at 0, as the definition has them); ``gate`` is 0 for a
+    candidate still open and -inf once it is chosen or no longer fits, so ``d2 + gate`` is the
+    residual among the open ones in one pass. The fit is re-checked only when the best residual
+    does not fit (room only shrinks).
+    """
+    n = len(q)
+    d2 = kernel.diagonal()
+    floor = VOLUME_EPS * float((q * q).max())
+    rows = np.empty((min(n, 64), n))  # row t: the t-th Cholesky row of every candidate; doubled when full
+    gate = np.zeros(n)
+    gate[tokens > room] = -np.inf
+    live = np.empty(n)
+    if kernel.cos is not None:
+        return _compiled_picks(cands, kernel, d2, gate, live, rows, tokens, room, floor)
+    chosen: list[int] = []
+    left, tok = room, tokens.tolist()  # Python ints: a numpy scalar per read costs more than the read
+    while True:
+        np.add(d2, gate, out=live)
+        j = int(live.argmax())
+        if tok[j] > left:  # room shrank under the best: set aside everything that no longer fits
+            gate[tokens > left] = -np.inf
+            np.add(d2, gate, out=live)
+            j = int(live.argmax())
+        best = float(live[j])
+        if best == -np.inf or best <= floor:
+            break
+        ties = np.flatnonzero(live >= best - _TIE_TOL * best)
+        if len(ties) > 1:
+            ties = ties[tokens[ties] <= left]  # a tie that no longer fits may not have been set aside yet
+            j = tie_break(cands, ties)
+        t = len(chosen)
+        chosen.append(j)
+        gate[j] = -np.inf
+        left -= tok[j]
+        if t == len(rows):
+            rows = np.concatenate([rows, np.empty_like(rows)])
+        # One Cholesky row for every candidate at once: e = (L[:, j] - C c_j) / d_j.
+        e = kernel.column(j, rows[t])
+        if t:
+            e -= rows[:t, j] @ rows[:t]
+        e /= np.sqrt(d2[j])
+        np.multiply(e, e, out=live)
+        d2 -= live
+        np.maximum(d2, 0.0, out=d2)
+    return chosen
+
+
+def _compiled_picks(cands, kernel: _Kernel, d2: np.ndarray, gate: np.ndarray, live: np.ndarray,
+                    rows: np.ndarray, tokens: np.ndarray, room: int, floor: float) -> list[int]:
+    """`dpp_picks`' loop for cosine compiled (`dpp_kernel.dpp_steps`); ties and the row buffer's
+    growth are handled here."""
+    cos = kernel.cos
+    chosen = np.empty(len(d2), dtype=np.int64)
+    count, left, forced = 0, room, -1
+    while True:
+        count, left, status, best, j = dpp_steps(cos.matrix, cos.inv, kernel.q, d2, gate, live, rows, tokens,
+                                                 left, floor, _TIE_TOL, chosen, count, forced)
+        if status == DONE:
+            return chosen[:count].tolist()
+        if status == FULL:
+            rows, forced = np.concatenate([rows, np.empty_like(rows)]), j
+        else:  # tied: every open fitting candidate within the tolerance of the best
+            forced = tie_break(cands, (live >= best - _TIE_TOL * best).nonzero()[0])

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
 from types import MappingProxyType
 
 import numpy as np
 
+from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
-from ..dedupe.rule import visiting_order
 from ..params import Param, int_in, real_in
 from ..similarity import check_similarity, matrix_bytes, similarity_columns, similarity_name
+from ..vectors import CosineColumns, embedding_matrix
 from .base import Strategy
+from .diversity_kernels import mmr_picks, mmr_picks_cosine32
+from .mmr_kernel import warm_up as _warm_up
 from .greedy import bounded_selection
 
 __all__ = ["MMR", "relevance"]
-
-# Relative tolerance under which two MMR values count as equal (see the tie-break in `select`).
-_TIE_TOL = 1e-9
-
 
 def relevance(scores: np.ndarray) -> np.ndarray:
     """Scores divided by the largest one, so relevance is in [0, 1] (all zeros if the max is 0).
@@ -75,13 +76,18 @@ class MMR(Strategy):
         "max_memory_mb": Param(1024, int_in(1), "refuse a full similarity matrix ('tfidf', callables) over this"),
     })
 
+    @staticmethod
+    def warm_up() -> None:
+        """Load the compiled steps of the cosine path before anything is timed (`mmr_kernel.warm_up`)."""
+        _warm_up()
+
     def select(self, problem: Problem) -> Selection:
         cands, room, pinned = problem.candidates, problem.room, problem.pinned
         n = len(cands)
         lam, c = self.params["lam"], self.params["cost_exponent"]
-        scores = np.array([it.score for it in cands], dtype=np.float64)
-        tokens = np.array([it.tokens for it in cands], dtype=np.int64)
-        rel = relevance(scores)
+        # C-level passes over the items: a list comprehension per field costs as much as ten picks.
+        scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n)
+        tokens = np.fromiter(map(attrgetter("tokens"), cands), dtype=np.int64, count=n)
         kind = self.params["similarity"]
         n_items = n + len(pinned)
         if lam < 1.0 and kind not in ("jaccard", "cosine") and matrix_bytes(n_items, kind) > self.params[
@@ -90,42 +96,32 @@ class MMR(Strategy):
                              f"matrix ({matrix_bytes(n_items, kind) / 2**20:,.0f} MiB), over max_memory_mb="
                              f"{self.params['max_memory_mb']}; use similarity 'jaccard' or 'cosine' (one column "
                              f"per pick, O(n) memory) or raise max_memory_mb")
-        if lam < 1.0:
-            # Columns on demand (one per pick): O(n) memory for "jaccard" and "cosine", at any n.
-            sim = similarity_columns(list(cands) + list(pinned), self.params["similarity"])
-            redundancy = sim.block(range(n, n + len(pinned)))[:n].max(axis=1) if pinned else np.zeros(n)
-        else:
-            sim, redundancy = None, np.zeros(n)  # the penalty has weight 0: skip the similarities
-        cost = tokens.astype(np.float64) ** c if c > 0 else None
-        # Ties: higher score, then lower id; `rank` encodes both as one position (numpy sorts: a key
-        # tuple per candidate costs more than the picks at a few hundred candidates).
-        rank = np.empty(n, dtype=np.int64)
-        rank[visiting_order(cands)] = np.arange(n)
-        open_ = np.ones(n, dtype=bool)
-        chosen: list[int] = []
-        left = room
-        value = np.empty(n)
-        while True:
-            open_ &= tokens <= left
-            if not open_.any():
-                break
-            np.multiply(redundancy, -(1.0 - lam), out=value)
-            value += lam * rel
-            if cost is not None:
-                value += 1.0 - lam
-                value /= cost
-            value[~open_] = -np.inf
-            best = value.max()
-            # Values within rounding noise of the best are ties, broken by score rank: similarities
-            # computed column by column (or by another BLAS) differ from the full matrix in the last bits.
-            ties = np.flatnonzero(value >= best - _TIE_TOL * max(1.0, abs(best)))
-            pick = int(ties[np.argmin(rank[ties])]) if len(ties) > 1 else int(ties[0])
-            chosen.append(pick)
-            open_[pick] = False
-            left -= int(tokens[pick])
-            if sim is not None:
-                np.maximum(redundancy, sim.block([pick])[:n, 0], out=redundancy)
-        sel = bounded_selection(problem, chosen)
+        rel = relevance(scores)
+        # Classic cosine MMR: similarities in float32 (half the memory traffic), every pick certified
+        # against float64 (see `mmr_picks_cosine32`); None when the vectors' scale rules float32 out.
+        chosen = (mmr_picks_cosine32(cands, pinned, rel, tokens, room, lam)
+                  if kind == "cosine" and c == 0 and 0 < lam < 1.0 and n else None)
+        if chosen is None:
+            column, redundancy = (_columns(cands, pinned, kind) if lam < 1.0 and n
+                                  else (None, np.zeros(n)))  # with lam = 1 the penalty has weight 0
+            chosen = mmr_picks(cands, rel, tokens, room, lam, c, redundancy, column)
+        sel = bounded_selection(problem, chosen, dantzig_bound_arrays(scores, tokens, room))
         info = {"lam": lam, "similarity": similarity_name(self.params["similarity"]), "cost_exponent": c,
                 "pick_order": [cands[k].id for k in chosen]}
         return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)
+
+
+def _columns(cands, pinned, kind) -> tuple[Callable[[int], np.ndarray], np.ndarray]:
+    """(similarities of every candidate with candidate j, as a function of j; the pinned items' max)."""
+    n, items = len(cands), list(cands) + list(pinned)
+    if kind == "cosine":
+        cos = CosineColumns(embedding_matrix(items, "similarity 'cosine'"))
+
+        def column(j: int) -> np.ndarray:
+            return np.clip(cos.column(j, n), 0.0, 1.0)  # the column's own entry is never read: j is chosen
+
+        pins = np.arange(n, len(items))
+        return column, (np.clip(cos.block(pins, n), 0.0, 1.0).max(axis=1) if len(pins) else np.zeros(n))
+    sim = similarity_columns(items, kind)
+    redundancy = sim.block(range(n, len(items)))[:n].max(axis=1) if pinned else np.zeros(n)
+    return (lambda j: sim.block([j])[:n, 0]), redundancy

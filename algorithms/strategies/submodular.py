@@ -121,7 +121,9 @@ class SubmodularObjective:
             self.group[ks], self.rel[ks], None if self.sim is None else self.sim[ks])
         out = self._phi(sums[group] + rel) - self._phi(sums[group])
         if sim is not None:
-            out = out + self.lam * np.maximum(sim - cover[None, :], 0.0).sum(axis=1)
+            # ``max(sim - cover, 0)`` in one buffer (the fancy-indexed rows are a copy): one temporary, not two.
+            diff = np.subtract(sim, cover[None, :], out=sim if ks is not None else None)
+            out = out + self.lam * np.maximum(diff, 0.0, out=diff).sum(axis=1)
         return out
 
     def single_values(self) -> np.ndarray:
@@ -207,8 +209,7 @@ def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: flo
             size *= 2  # the top is still stale after a refresh: gains moved together, refresh more at once
             live = [e for e in popped if tokens[e[1]] <= left]
             stale = [e[1] for e in live if e[2] != step]
-            fresh = f.gains(sums, cover, np.array(stale, dtype=np.int64)).tolist()
-            for j, g in zip(stale, fresh):
+            for j, g in zip(stale, f.gains(sums, cover, np.array(stale, dtype=np.int64)).tolist()):
                 heapq.heappush(heap, (-g / cost[j], j, step))
             for e in live:
                 if e[2] == step:
@@ -294,7 +295,6 @@ class Submodular(Strategy):
         if single_value > value:
             chosen, value = [-single], single_value
         sel = bounded_selection(problem, [pool[k] for k in chosen])
-        info = {"objective": value, "objective_empty": f.value([]), "lam": p["lam"], "r": p["r"],
-                "objective_kind": p["objective"], "similarity": similarity_name(p["similarity"]),
-                "pool": len(cands)}
+        info = {"objective": value, "objective_empty": f.value([]), "lam": p["lam"], "r": p["r"], "pool": len(cands),
+                "objective_kind": p["objective"], "similarity": similarity_name(p["similarity"])}
         return Selection(sel.indices, optimal=sel.optimal, upper_bound=sel.upper_bound, info=info)

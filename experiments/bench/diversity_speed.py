@@ -1,40 +1,71 @@
-"""`mmr`, `submodular` and `dpp` against pyversity's MMR and DPP on the same vectors: CPU time and picks.
+"""`mmr`, `dpp` and `submodular` against pyversity on the same vectors: CPU time, both ways a user pays, and picks.
 
 Run ``python -m packbench.experiments.bench.diversity_speed`` (needs the
-pyversity extra). Candidates: the top-n BM25 passages of NQ-Open questions
-(the full file with ``PACKBENCH_DATA_DIR``, else the embedded sample, which
-caps n at its pool), each with its hashing embedding; relevance is the score
-over the largest score for both sides. Our strategies run through `pack`
-(dedupe off, everything a user's call costs) with ``similarity="cosine"``;
-each is given a budget, and pyversity is asked for as many items as ours
-picked (``k``), so both do the same number of greedy steps. Timing is CPU
-(`time.process_time`), A and B interleaved, the median over repeats, and the
-ratio ours / pyversity is printed with the share of lists where the picks
-agree (the same (score, vector) in the same order: retrieved lists hold
-repeats, between which the two sides break ties differently; for ``submodular``, which has no
-pyversity counterpart, the ratio is against pyversity's MMR) and the mean
-share of our picks that pyversity also picks (overlap).
+pyversity extra; ``OPENBLAS_NUM_THREADS=1`` for one-thread figures).
+Candidates: the top-n BM25 passages of NQ-Open questions (the full file with
+``PACKBENCH_DATA_DIR``, else the embedded sample, which caps n at its pool),
+each with its hashing embedding; relevance is the score over the largest score
+for both sides.
+
+The budget of each list is the tokens of pyversity's first ``k`` picks, so a
+budgeted greedy that takes the best fitting candidate takes exactly those
+(each fits while they all do) and both sides do ``k`` greedy steps. Two
+figures per method:
+
+* ``pack``: ours is ``pack(items, budget, None, strategy=..., similarity="cosine")``;
+  pyversity's is what its user must write for a token budget: stack the
+  items' embeddings and scores into arrays, ``diversify(..., k)``, keep the
+  picks that fit. (It is told the ``k`` that fills the budget, which a user
+  would have to guess.)
+* ``select``: the strategy's ``select`` on the `Problem` pack gives it, vs
+  ``diversify`` on ready arrays.
+
+``submodular`` (facility location plus per-source relevance) has no pyversity
+twin: it is timed against pyversity's ``cover`` (facility location, the same
+n x n similarity matrix) and its ratio against ``mmr`` is printed too. Timing
+is CPU (`time.process_time`), all cases interleaved, the median per list and
+the median over lists. ``same`` counts lists whose picks agree in order. ``--against DIR`` times `pack`'s fixed
+overhead on a tiny input against the code at DIR (see `overhead_ab`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from packbench.algorithms import Item, pack
+from packbench.algorithms.pack import stage_calls
 
 from ..corpora.nq_open import NQOpen
 
-__all__ = ["candidate_lists", "main"]
+__all__ = ["candidate_lists", "pyversity_pack", "main"]
+
+# (ours, pyversity's strategy, our params, pyversity's params)
+METHODS = (("mmr", "mmr", {"lam": 0.5}, {"diversity": 0.5}),
+           ("dpp", "dpp", {"theta": 0.5}, {"diversity": 0.5}),
+           ("submodular", "cover", {}, {"diversity": 0.5}))
 
 
-def candidate_lists(n: int, lists: int) -> list[list[Item]]:
-    """`lists` retrieval lists of `n` candidates each (pinned items dropped)."""
-    source = NQOpen(n_questions=lists, top_k=n)
-    return [[it for it in inst.items if not it.pinned] for inst in source.instances(0)]
+def candidate_lists(n: int, lists: int, seed: int = 0) -> list[list[Item]]:
+    """`lists` retrieval lists of `n` candidates each: pinned items and exact repeats dropped.
+
+    The passages come in two copies (a "ctx" and a "long" one, equal score and vector, tokens
+    sometimes one apart), between which each side breaks the tie its own way (our lower id,
+    pyversity's lower index) and so fills the budget differently: the first copy is kept, and
+    twice `n` are retrieved so that `n` remain.
+    """
+    source = NQOpen(n_questions=lists, top_k=2 * n)
+    out = []
+    for inst in source.instances(seed):
+        seen: set = set()
+        distinct = [it for it in inst.items if not it.pinned
+                    and not ((it.score, it.embedding.tobytes()) in seen or seen.add((it.score, it.embedding.tobytes())))]
+        out.append(distinct[:n])
+    return out
 
 
 def _cpu(fn: Callable[[], object]) -> float:
@@ -43,54 +74,93 @@ def _cpu(fn: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Print CPU medians, ratios and pick agreement per candidate count and method."""
+def pyversity_pack(items: Sequence[Item], budget: int, k: int, strategy: str, **params) -> list[Item]:
+    """What a pyversity user writes for a token budget: arrays from the items, diversify, keep what fits."""
     import pyversity
 
+    vectors = np.array([it.embedding for it in items], dtype=np.float32)
+    scores = np.array([it.score for it in items])
+    picked = pyversity.diversify(vectors, scores / scores.max(), k=k, strategy=strategy, **params).indices
+    out, used = [], 0
+    for i in picked.tolist():
+        if used + items[i].tokens <= budget:
+            out.append(items[i])
+            used += items[i].tokens
+    return out
+
+
+def _case(cands: list[Item], k: int, ours: str, theirs: str, params: dict, their_params: dict):
+    """The four timed calls of one list and whether the picks agree."""
+    import pyversity
+
+    vectors = np.array([it.embedding for it in cands], dtype=np.float32)
+    rel = np.array([it.score for it in cands]) / max(it.score for it in cands)
+    ref = pyversity.diversify(vectors, rel, k=k, strategy="mmr" if ours == "submodular" else theirs,
+                              **their_params).indices.tolist()
+    budget = sum(cands[i].tokens for i in ref)
+    kwargs = dict(strategy=ours, similarity="cosine", **params)
+    got = pack(cands, budget, None, **kwargs)
+    same = None if ours == "submodular" else got.info["pick_order"] == [cands[i].id for i in ref]
+    calls = {"pack": (lambda: pack(cands, budget, None, **kwargs),
+                      lambda: pyversity_pack(cands, budget, k, theirs, **their_params)),
+             "select": (stage_calls(cands, budget, None, **kwargs)["select"],
+                        lambda: pyversity.diversify(vectors, rel, k=k, strategy=theirs, **their_params))}
+    return calls, same, len(got.ids)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Print, per n, method and way: CPU medians, the ratio ours / pyversity and pick agreement."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 1000])
     parser.add_argument("--lists", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--budget", type=int, default=4096)
+    parser.add_argument("--k", type=int, default=32, help="pyversity's picks; the budget is their tokens")
+    parser.add_argument("--seed", type=int, default=0, help="question sample (the kernels were tuned on seed 0)")
+    parser.add_argument("--against", metavar="DIR", help="also time pack's fixed overhead against the code at DIR")
     args = parser.parse_args(argv)
-    print(f"{'n':>5} {'ours':<11} {'k':>4} {'ours ms':>9} {'pyversity ms':>13} {'ratio':>6} {'same picks':>11} "
-          f"{'overlap':>8}")
+    print(f"seed {args.seed}; load average {os.getloadavg()[0]:.2f} (1 min); OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
+    print(f"{'n':>5} {'ours':<11} {'vs':<6} {'way':<7} {'picks':>5} {'ours ms':>8} {'theirs ms':>10} {'ratio':>6} "
+          f"{'same':>5}")
+    from packbench.algorithms.strategies.dpp import DPP
+    from packbench.algorithms.strategies.mmr import MMR
+
+    MMR.warm_up(), DPP.warm_up()  # compiled steps load here, not in a timed call
     for n in args.sizes:
-        cases = candidate_lists(n, args.lists)
-        for ours, theirs, params in (("mmr", "mmr", {"lam": 0.5}), ("submodular", "mmr", {}),
-                                     ("dpp", "dpp", {"theta": 0.5})):
-            a_times, b_times, same, ks, overlap = [], [], 0, [], []
-            for cands in cases:
-                size = len(cands)
-                vectors = np.array([it.embedding for it in cands], dtype=np.float32)
-                rel = np.array([it.score for it in cands]) / max(it.score for it in cands)
-                def run_a(cands=cands, ours=ours, params=params):
-                    return pack(cands, args.budget, None, strategy=ours, similarity="cosine", **params)
+        lists = candidate_lists(n, args.lists, args.seed)
+        cases = {m[0]: [_case(c, args.k, *m) for c in lists] for m in METHODS}
+        times = {(m, way, side, i): [] for m, cs in cases.items() for i in range(len(cs))
+                 for way in ("pack", "select") for side in (0, 1)}
+        for r in range(args.repeats + 1):  # round 0 untimed: warm caches; then every case in turn
+            for m, cs in cases.items():
+                for i, (calls, _, _) in enumerate(cs):
+                    for way, pair in calls.items():
+                        for side in ((0, 1) if r % 2 else (1, 0)):
+                            t = _cpu(pair[side])
+                            if r:
+                                times[m, way, side, i].append(t)
+        med = {key: statistics.median(v) for key, v in times.items()}
+        for m, theirs, _, _ in METHODS:
+            cs = cases[m]
+            same = "n/a" if m == "submodular" else f"{sum(bool(c[1]) for c in cs)}/{len(cs)}"
+            for way in ("pack", "select"):
+                a = statistics.median(med[m, way, 0, i] for i in range(len(cs)))
+                b = statistics.median(med[m, way, 1, i] for i in range(len(cs)))
+                picks = int(statistics.median(c[2] for c in cs))
+                print(f"{n:>5} {m:<11} {theirs:<6} {way:<7} {picks:>5} {1e3 * a:>8.2f} {1e3 * b:>10.2f} "
+                      f"{a / b:>6.2f} {same:>5}")
+            if m == "submodular":
+                for way in ("pack", "select"):
+                    a = statistics.median(med[m, way, 0, i] for i in range(len(cs)))
+                    b = statistics.median(med["mmr", way, 1, i] for i in range(len(cases["mmr"])))
+                    print(f"{n:>5} {m:<11} {'mmr':<6} {way:<7} {'':>5} {1e3 * a:>8.2f} {1e3 * b:>10.2f} "
+                          f"{a / b:>6.2f} {'n/a':>5}")
+    if args.against:
+        from .overhead_ab import overhead_table
 
-                got = run_a()
-                order = got.info.get("pick_order", [])
-                k = len(order) or len(got.ids)
-                ks.append(k)
-                def run_b(vectors=vectors, rel=rel, k=k, theirs=theirs):
-                    return pyversity.diversify(vectors, rel, k=k, strategy=theirs, diversity=0.5)
-
-                # Compared by (score, vector): retrieved lists hold repeats (equal score and vector, the
-                # same words) between which each side breaks ties its own way.
-                key = {it.id: (it.score, tuple(it.embedding)) for it in cands}
-                theirs_keys = [key[cands[int(i)].id] for i in run_b().indices]
-                same += theirs_keys == [key[i] for i in order]
-                overlap.append(len(set(theirs_keys) & {key[i] for i in order}) / max(1, len(order)))
-                a, b = [], []
-                for _ in range(args.repeats):  # interleaved: load changes hit both alike
-                    a.append(_cpu(run_a))
-                    b.append(_cpu(run_b))
-                a_times.append(statistics.median(a))
-                b_times.append(statistics.median(b))
-            ma, mb = statistics.median(a_times), statistics.median(b_times)
-            print(f"{size:>5} {ours:<11} {int(statistics.median(ks)):>4} {1e3 * ma:>9.2f} {1e3 * mb:>13.2f} "
-                  f"{ma / mb if mb else float('nan'):>6.2f} " +
-                  (f"{same:>5}/{len(cases)} {statistics.fmean(overlap):>8.2f}" if ours != "submodular" else
-                   f"{'n/a':>11} {'n/a':>8}"))
+        print(f"pack's fixed overhead vs the code at {args.against} (tiny input, CPU, interleaved, medians)")
+        for line in overhead_table(args.against, rounds=args.repeats):
+            print("  " + line)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ import numpy as np
 from packbench.algorithms import Item, pack
 from packbench.algorithms.dedupe import DEDUPE_METHODS
 from packbench.algorithms.embed import embed_texts
-from packbench.algorithms.vectors import unit_rows
+from packbench.algorithms.vectors import normalised_rows
 
 from .text_ab import speed_table
 from .workloads import random_candidates, realistic_candidates
@@ -101,8 +101,8 @@ def numpy_mmr(query: np.ndarray, docs: np.ndarray, lam: float, k: int) -> list[i
 
 def _diversity_items(n: int, seed: int = 0, dim: int = 256) -> tuple[list[Item], np.ndarray, np.ndarray]:
     texts = [it.text for it in random_candidates(n, seed=seed, words=80)]
-    vecs = unit_rows(embed_texts(texts, dim=dim))
-    query = unit_rows(embed_texts([" ".join(texts[0].split()[:12])], dim=dim))[0]
+    vecs = normalised_rows(embed_texts(texts, dim=dim))
+    query = normalised_rows(embed_texts([" ".join(texts[0].split()[:12])], dim=dim))[0]
     rel = np.maximum(vecs @ query, 0.0)
     items = [Item(f"c{k}", t, float(rel[k]), 1, embedding=vecs[k]) for k, t in enumerate(texts)]
     return items, vecs, query

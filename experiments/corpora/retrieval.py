@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from packbench.algorithms.embed import EMBEDDERS, embed_texts
-from packbench.algorithms.vectors import unit_rows
+from packbench.algorithms.vectors import normalised_rows
 
 __all__ = ["BM25Index", "DenseIndex", "HybridIndex", "RETRIEVERS", "make_index", "check_retriever",
            "check_embedder", "RRF_K"]
@@ -91,13 +91,13 @@ class DenseIndex:
     def __init__(self, texts: Sequence[str], embedder: str = "hashing", vectors: np.ndarray | None = None) -> None:
         self.embedder = embedder
         self.vectors = embed_texts(list(texts), embedder) if vectors is None else vectors
-        self._units = unit_rows(np.asarray(self.vectors, dtype=np.float64))
+        self._units = normalised_rows(np.asarray(self.vectors, dtype=np.float64))
         self.size = len(texts)
 
     def top_k(self, queries: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Indices and cosine scores (clipped at 0) of the `k` best documents per query, best first."""
         k = min(k, self.size)
-        q = unit_rows(np.asarray(embed_texts(list(queries), self.embedder, cache=False), dtype=np.float64))
+        q = normalised_rows(np.asarray(embed_texts(list(queries), self.embedder, cache=False), dtype=np.float64))
         docs, scores = _best_first(q @ self._units.T, k)
         return docs, np.maximum(scores, 0.0)
 

@@ -1,0 +1,94 @@
+"""The lean MMR/DPP loops pick what the float64 definitions pick, on near-ties, odd scales and zero vectors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from packbench.algorithms import Item, pack
+from packbench.algorithms.items import Problem
+from packbench.algorithms.strategies.dpp import DPP
+from packbench.algorithms.strategies.mmr import MMR
+from packbench.algorithms.vectors import CosineColumns, normalised_rows
+
+from test_diversity_fast import previous_mmr
+
+
+@st.composite
+def near_tie_problems(draw):
+    """Embeddings from 3 base directions plus perturbations far below float32's resolution (and some above)."""
+    dim = draw(st.sampled_from([4, 16, 64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    bases = rng.standard_normal((3, dim))
+    n = draw(st.integers(1, 12))
+    scale = draw(st.sampled_from([1.0, 1e-6, 1e6]))
+    items = []
+    for k in range(n):
+        eps = draw(st.sampled_from([0.0, 1e-12, 1e-9, 1e-7, 1e-5, 1e-2]))
+        vec = (bases[draw(st.integers(0, 2))] + eps * rng.standard_normal(dim)) * scale
+        if draw(st.integers(0, 9)) == 0:
+            vec = np.zeros(dim)
+        items.append(Item(f"c{k:02d}", f"t{k}", draw(st.sampled_from([0.5, 1.0, 1.0 + 1e-12, 2.0])),
+                          draw(st.integers(1, 6)), embedding=vec))
+    pinned = [Item(f"p{k}", "p", 0.0, 1, pinned=True, embedding=bases[k] * scale)
+              for k in range(draw(st.integers(0, 2)))]
+    return Problem(tuple(items), draw(st.integers(0, 30)), tuple(pinned))
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_tie_problems(), st.sampled_from([0.1, 0.5, 0.9]))
+def test_float32_columns_pick_what_the_float64_matrix_picks(problem, lam):
+    got = MMR(lam=lam, similarity="cosine").select(problem)
+    want = previous_mmr(problem, lam, "cosine")
+    assert got.info["pick_order"] == [problem.candidates[k].id for k in want]
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-30, 1e30, 1e200])
+def test_scales_float32_cannot_hold_fall_back_to_float64_and_pick_the_same(scale):
+    rng = np.random.default_rng(3)
+    vecs = rng.standard_normal((8, 5))
+    cands = tuple(Item(f"c{k}", f"t{k}", float(s), 2, embedding=v * scale)
+                  for k, (v, s) in enumerate(zip(vecs, rng.random(8))))
+    unscaled = tuple(Item(it.id, it.text, it.score, it.tokens, embedding=v) for it, v in zip(cands, vecs))
+    for strategy in (MMR(lam=0.5, similarity="cosine"), DPP(theta=0.5, similarity="cosine")):
+        a = strategy.select(Problem(cands, 9, ()))
+        b = strategy.select(Problem(unscaled, 9, ()))
+        assert a.info["pick_order"] == b.info["pick_order"] and len(a.indices) == 4
+
+
+def test_cosine_columns_match_normalised_rows_and_zero_rows_give_zero():
+    rng = np.random.default_rng(5)
+    m = rng.standard_normal((6, 7))
+    m[2] = 0.0
+    m[4] *= 1e180  # squares overflow: the columns come from rescaled rows
+    cols = CosineColumns(m)
+    units = normalised_rows(m)
+    for j in range(6):
+        np.testing.assert_allclose(cols.column(j), units @ units[j], atol=1e-12)
+    assert not cols.column(2).any() and cols.diagonal.tolist() == [1, 1, 0, 1, 1, 1]
+    np.testing.assert_allclose(cols.block(np.array([0, 3]), rows=4), (units @ units[[0, 3]].T)[:4], atol=1e-12)
+
+
+def test_mmr_and_dpp_name_the_item_without_an_embedding():
+    items = [Item("a", "x", 1.0, 1, embedding=[1.0, 0.0]), Item("b", "y", 1.0, 1)]
+    for strategy in ("mmr", "dpp"):
+        with pytest.raises(ValueError, match="item 'b' has none"):
+            pack(items, 5, None, strategy=strategy, similarity="cosine")
+
+
+def test_compiled_cosine_dpp_picks_those_of_the_numpy_loop_past_its_row_buffer():
+    # 150 independent vectors: more picks than the 64 Cholesky rows first allocated (the buffer grows twice);
+    # the numpy loop reads the same cosines through a callable similarity.
+    rng = np.random.default_rng(7)
+    items = [Item(f"c{k:03d}", f"text {k}", float(rng.uniform(0.5, 2.0)), int(rng.integers(1, 5)),
+                  embedding=rng.uniform(0.0, 1.0, 200)) for k in range(150)]
+
+    def cos(a: Item, b: Item) -> float:
+        return float(np.clip(a.embedding @ b.embedding / np.linalg.norm(a.embedding) / np.linalg.norm(b.embedding),
+                             0.0, 1.0))
+
+    fast = pack(items, 10**6, None, strategy="dpp", similarity="cosine", theta=0.5).info["pick_order"]
+    slow = pack(items, 10**6, None, strategy="dpp", similarity=cos, theta=0.5).info["pick_order"]
+    assert len(fast) > 128 and fast == slow
