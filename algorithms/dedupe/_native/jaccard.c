@@ -1,0 +1,667 @@
+/* The "jaccard" join in one pass over the texts' bytes: tokenise, counting filter, exact prefix join.
+ *
+ * Built by the package's own setup.py as packbench.algorithms.dedupe._jaccard_native (optional: without
+ * a compiler the numpy path of exact.py runs, with the same answers). See docs/dedupe-speed.md.
+ *
+ * jaccard_join(texts, n_pinned, threshold, slack, word_form, empty_key, join_order) -> bytes | None
+ *
+ *   texts      list of str, the pinned ones first, in input order.
+ *   word_form  callable(str) -> (str, str): a non-ASCII text's normalised form and its characters' classes
+ *              (tokenise: W letter or digit, M combining mark, S a word by itself, space otherwise).
+ *   empty_key  callable(str) -> bytes: the signature of a text without words (NUL first, never a word).
+ *   join_order callable(bytes) -> int64 buffer: given the active mask (one byte per text), the active
+ *              texts' positions in join order (active pinned ones first, in input order, then the active
+ *              candidates in visiting order).
+ *
+ * Returns the partner per join position as int64 bytes (-1: kept; else the join position of the first
+ * anchor it matches), or None when the vocabulary is too large for packed trigram keys (the caller then
+ * runs the numpy path).
+ *
+ * Stages (none can change the answer):
+ *  A. Every text is tokenised by the byte rule of tokenise.py (ASCII letters and digits lower-cased, and
+ *     every byte >= 0x80 of the UTF-8 word form of a non-ASCII text, are word bytes); a word of up to 8
+ *     bytes is its own 64-bit code, a longer one a hash of its bytes. Each shingle occurrence's 32-bit
+ *     hash is counted by radix partition (a cache-sized table of about 4 slots per entry per partition);
+ *     a slot hit once holds a shingle found once in the whole batch.
+ *  B. A text whose shingles seen once in the whole batch number at least its prefix length
+ *     s - ceil(t s) + 1 (s bounded by its shingle occurrences) shares at most ceil(t s) - 1 shingles with
+ *     any text: it matches none and is left out (it is kept and absorbs nothing).
+ *  C. The active texts, in join order, are tokenised again with exact word ids (interned bytes), so a
+ *     trigram key (three 21-bit ids) is one-to-one with the shingle; each text's distinct keys are sorted.
+ *     A second count table over the active texts' keys orders the shingles by (count, slot, key), a total
+ *     order that depends on the shingle alone: any two texts with Jaccard >= t share a shingle among the
+ *     first s - ceil(t s) + 1 of each (their prefixes). A text indexes its prefix's slots when kept; a
+ *     later text probes its prefix's slots, and verifies the anchors found in anchor order (length filter,
+ *     then the exact intersection by merging sorted keys, divided as rule.jaccard divides): the first that
+ *     matches is its partner.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define K0 0x9E3779B97F4A7C15ULL
+#define K1 0xC2B2AE3D27D4EB4FULL
+#define K2 0x165667B19E3779F9ULL
+#define K3 0xD6E8FEB86659FD93ULL
+#define K4 0xFF51AFD7ED558CCDULL
+#define K5 0xC4CEB9FE1A85EC53ULL
+#ifdef JACCARD_TIMING
+#include <time.h>
+static double now_(void) { struct timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return ts.tv_sec + ts.tv_nsec * 1e-9; }
+#define STAMP(name) do { double t_ = now_(); fprintf(stderr, "%s %.1f ms\n", name, (t_ - stamp_) * 1e3); stamp_ = t_; } while (0)
+#else
+#define STAMP(name) do { } while (0)
+#endif
+#define ID_BITS 21
+/* Radix partitions of the counting filter: about this many entries each, counted in 2^LOCAL_BITS bytes. */
+#define PARTITION_ENTRIES 16384
+#define LOCAL_BITS 16
+#define PART(h, pb) ((pb) ? (uint32_t)(h) >> (32 - (pb)) : 0u)
+#define LOCAL(h, pb, lb) ((uint32_t)((uint32_t)(h) << (pb)) >> (32 - (lb)))
+#define MAX_IDS (1u << ID_BITS)
+
+static uint8_t WORD_BYTE[256]; /* 1 for a word byte */
+
+static inline uint64_t finish(uint64_t h) {
+    h ^= h >> 29; h *= K4; h ^= h >> 32; h *= K5; h ^= h >> 29;
+    return h;
+}
+
+static inline uint64_t load_word(const uint8_t *p, Py_ssize_t n, int fold) {
+    /* The word's bytes, little endian, lower-cased (ASCII letters only: fold is for ASCII texts). */
+    uint64_t v = 0;
+    memcpy(&v, p, (size_t)n);
+    if (fold) v |= 0x2020202020202020ULL >> (8 * (8 - n));
+    return v;
+}
+
+static inline uint64_t hash_bytes(const uint8_t *p, Py_ssize_t n, int fold) {
+    uint64_t h = (uint64_t)n * K2, v;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&v, p + i, 8);
+        if (fold) v |= 0x2020202020202020ULL;
+        h = (h ^ v) * K0;
+        h ^= h >> 31;
+    }
+    if (i < n) h = (h ^ load_word(p + i, n - i, fold)) * K1;
+    return finish(h);
+}
+
+/* A growable array. */
+typedef struct { void *p; size_t n, cap, size; } vec;
+
+static int vec_reserve(vec *v, size_t need) {
+    if (need <= v->cap) return 0;
+    size_t cap = v->cap ? v->cap : 1024;
+    while (cap < need) cap *= 2;
+    void *p = realloc(v->p, cap * v->size);
+    if (!p) return -1;
+    v->p = p; v->cap = cap;
+    return 0;
+}
+
+/* What stage A/C read of a text: its bytes, whether they need folding. */
+typedef struct {
+    PyObject **forms;  /* per text: NULL (ASCII, read in place), or the bytes read instead (owned) */
+    uint8_t *empty;    /* per text: 1 if the text has no words (forms holds its signature key) */
+} sources;
+
+/* A non-ASCII text's words joined by spaces, UTF-8 (surrogates as three bytes, as "surrogatepass"):
+ * form(text) gives its normalised text and a class per character (W letter/digit, M mark, S a word by
+ * itself, space otherwise); words are the runs "SM*" and "W[WM]*" (tokenise._TOKEN). */
+static PyObject *unicode_words(PyObject *form, PyObject *text) {
+    PyObject *pair = PyObject_CallOneArg(form, text);
+    if (!pair) return NULL;
+    PyObject *norm, *cls;
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(norm = PyTuple_GET_ITEM(pair, 0))
+        || !PyUnicode_Check(cls = PyTuple_GET_ITEM(pair, 1)) || !PyUnicode_IS_ASCII(cls)
+        || PyUnicode_GET_LENGTH(cls) != PyUnicode_GET_LENGTH(norm)) {
+        Py_DECREF(pair);
+        PyErr_SetString(PyExc_TypeError, "the word form must be (normalised text, ASCII classes of equal length)");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(norm), o = 0, i = 0;
+    int kind = PyUnicode_KIND(norm);
+    const void *data = PyUnicode_DATA(norm);
+    const char *c = (const char *)PyUnicode_DATA(cls);
+    uint8_t *out = malloc((size_t)n * 5 + 1);
+    if (!out) { Py_DECREF(pair); return PyErr_NoMemory(); }
+    while (i < n) {
+        char k = c[i];
+        if (k != 'W' && k != 'S') { i++; continue; }
+        Py_ssize_t start = i++;
+        while (i < n && (c[i] == 'M' || (k == 'W' && c[i] == 'W'))) i++;
+        if (o) out[o++] = ' ';
+        for (Py_ssize_t j = start; j < i; j++) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+            if (ch < 0x80) out[o++] = (uint8_t)ch;
+            else if (ch < 0x800) { out[o++] = (uint8_t)(0xC0 | ch >> 6); out[o++] = (uint8_t)(0x80 | (ch & 0x3F)); }
+            else if (ch < 0x10000) {
+                out[o++] = (uint8_t)(0xE0 | ch >> 12); out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F));
+                out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+            } else {
+                out[o++] = (uint8_t)(0xF0 | ch >> 18); out[o++] = (uint8_t)(0x80 | (ch >> 12 & 0x3F));
+                out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F)); out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+            }
+        }
+    }
+    Py_DECREF(pair);
+    PyObject *b = PyBytes_FromStringAndSize((const char *)out, o);
+    free(out);
+    return b;
+}
+
+static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t, PyObject *word_form,
+                      const uint8_t **p, Py_ssize_t *n, int *fold) {
+    if (src->forms[t]) {
+        *p = (const uint8_t *)PyBytes_AS_STRING(src->forms[t]);
+        *n = PyBytes_GET_SIZE(src->forms[t]);
+        *fold = 0;
+        return 0;
+    }
+    PyObject *s = PyList_GET_ITEM(texts, t);
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "text %zd is not a str", t);
+        return -1;
+    }
+    if (PyUnicode_IS_ASCII(s)) {
+        *p = (const uint8_t *)PyUnicode_DATA(s);
+        *n = PyUnicode_GET_LENGTH(s);
+        *fold = 1;
+        return 0;
+    }
+    PyObject *b = unicode_words(word_form, s);
+    if (!b) return -1;
+    src->forms[t] = b;
+    *p = (const uint8_t *)PyBytes_AS_STRING(b);
+    *n = PyBytes_GET_SIZE(b);
+    *fold = 0;
+    return 0;
+}
+
+static int set_empty(PyObject *texts, sources *src, Py_ssize_t t, PyObject *empty_key) {
+    PyObject *key = PyObject_CallOneArg(empty_key, PyList_GET_ITEM(texts, t));
+    if (!key) return -1;
+    if (!PyBytes_Check(key)) {
+        Py_DECREF(key);
+        PyErr_SetString(PyExc_TypeError, "empty_key must return bytes");
+        return -1;
+    }
+    Py_XDECREF(src->forms[t]);
+    src->forms[t] = key;
+    src->empty[t] = 1;
+    return 0;
+}
+
+/* Runs BODY for every word of bytes p[0:n), with START and LEN its span. */
+#define FOR_EACH_WORD(p, n, START, LEN, BODY)                                  \
+    do {                                                                       \
+        Py_ssize_t i_ = 0;                                                     \
+        while (i_ < (n)) {                                                     \
+            while (i_ < (n) && !WORD_BYTE[(p)[i_]]) i_++;                      \
+            if (i_ >= (n)) break;                                              \
+            Py_ssize_t START = i_;                                             \
+            while (i_ < (n) && WORD_BYTE[(p)[i_]]) i_++;                       \
+            Py_ssize_t LEN = i_ - START;                                       \
+            BODY                                                               \
+        }                                                                      \
+    } while (0)
+
+static inline uint64_t filter_code(const uint8_t *w, Py_ssize_t len, int fold) {
+    return len <= 8 ? load_word(w, len, fold) : hash_bytes(w, len, fold) | 1ULL;
+}
+
+static inline int64_t prefix_length(int64_t size, double threshold, double slack) {
+    double need = ceil(threshold * (double)size * (1.0 - slack));
+    if (need < 1.0) need = 1.0;
+    int64_t k = (int64_t)need;
+    return size - (k < size ? k : size) + 1;
+}
+
+/* ---- exact word ids: an open-addressing table per kind (short words by code, long ones by bytes) ---- */
+typedef struct {
+    uint64_t *keys; uint32_t *ids; size_t mask, used;
+    /* long words: bytes kept in an arena */
+    size_t *at; uint32_t *len; vec arena;
+} intern;
+
+static int intern_init(intern *tb, size_t slots, int with_bytes) {
+    memset(tb, 0, sizeof *tb);
+    tb->keys = calloc(slots, sizeof(uint64_t));
+    tb->ids = malloc(slots * sizeof(uint32_t));
+    tb->mask = slots - 1;
+    tb->arena.size = 1;
+    if (with_bytes) {
+        tb->at = malloc(slots * sizeof(size_t));
+        tb->len = malloc(slots * sizeof(uint32_t));
+    }
+    return (tb->keys && tb->ids && (!with_bytes || (tb->at && tb->len))) ? 0 : -1;
+}
+
+static void intern_free(intern *tb) {
+    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len); free(tb->arena.p);
+}
+
+static int intern_grow(intern *tb) {
+    size_t old = tb->mask + 1, slots = old * 2;
+    uint64_t *keys = calloc(slots, sizeof(uint64_t));
+    uint32_t *ids = malloc(slots * sizeof(uint32_t));
+    size_t *at = tb->at ? malloc(slots * sizeof(size_t)) : NULL;
+    uint32_t *len = tb->at ? malloc(slots * sizeof(uint32_t)) : NULL;
+    if (!keys || !ids || (tb->at && (!at || !len))) { free(keys); free(ids); free(at); free(len); return -1; }
+    for (size_t s = 0; s < old; s++) {
+        if (!tb->keys[s]) continue;
+        size_t j = (size_t)(finish(tb->keys[s]) & (slots - 1));
+        while (keys[j]) j = (j + 1) & (slots - 1);
+        keys[j] = tb->keys[s]; ids[j] = tb->ids[s];
+        if (at) { at[j] = tb->at[s]; len[j] = tb->len[s]; }
+    }
+    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len);
+    tb->keys = keys; tb->ids = ids; tb->at = at; tb->len = len; tb->mask = slots - 1;
+    return 0;
+}
+
+/* Short word: its nonzero code is the key. Returns the id, or UINT32_MAX on memory failure. */
+static inline uint32_t intern_short(intern *tb, uint64_t code, uint32_t *next_id) {
+    size_t j = (size_t)(finish(code) & tb->mask);
+    for (;;) {
+        uint64_t k = tb->keys[j];
+        if (k == code) return tb->ids[j];
+        if (!k) break;
+        j = (j + 1) & tb->mask;
+    }
+    tb->keys[j] = code; tb->ids[j] = (*next_id)++;
+    uint32_t id = tb->ids[j];
+    if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
+    return id;
+}
+
+/* Long word (bytes already folded): the key is a nonzero hash, verified against the kept bytes. */
+static uint32_t intern_long(intern *tb, const uint8_t *w, Py_ssize_t n, uint32_t *next_id) {
+    uint64_t h = hash_bytes(w, n, 0) | 1ULL;
+    size_t j = (size_t)(finish(h) & tb->mask);
+    for (;;) {
+        uint64_t k = tb->keys[j];
+        if (!k) break;
+        if (k == h && tb->len[j] == (uint32_t)n && !memcmp((uint8_t *)tb->arena.p + tb->at[j], w, (size_t)n))
+            return tb->ids[j];
+        j = (j + 1) & tb->mask;
+    }
+    if (vec_reserve(&tb->arena, tb->arena.n + (size_t)n)) return UINT32_MAX;
+    memcpy((uint8_t *)tb->arena.p + tb->arena.n, w, (size_t)n);
+    tb->keys[j] = h; tb->ids[j] = (*next_id)++; tb->at[j] = tb->arena.n; tb->len[j] = (uint32_t)n;
+    tb->arena.n += (size_t)n;
+    uint32_t id = tb->ids[j];
+    if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
+    return id;
+}
+
+/* ---- small sorts (inlined comparisons) ---- */
+static void sort_u64(uint64_t *a, Py_ssize_t n) {
+    while (n > 16) {
+        uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
+        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        Py_ssize_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < piv) i++;
+            while (a[j] > piv) j--;
+            if (i >= j) break;
+            uint64_t t = a[i]; a[i] = a[j]; a[j] = t;
+            i++; j--;
+        }
+        /* recurse on the smaller side, loop on the larger */
+        if (j + 1 < n - (j + 1)) { sort_u64(a, j + 1); a += j + 1; n -= j + 1; }
+        else { sort_u64(a + j + 1, n - (j + 1)); n = j + 1; }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        uint64_t v = a[i]; Py_ssize_t j = i;
+        while (j > 0 && a[j - 1] > v) { a[j] = a[j - 1]; j--; }
+        a[j] = v;
+    }
+}
+
+typedef struct { uint64_t order, key; } okey;
+
+static inline int okey_less(okey a, okey b) { return a.order < b.order || (a.order == b.order && a.key < b.key); }
+
+static void sort_okey(okey *a, Py_ssize_t n) {
+    for (Py_ssize_t i = 1; i < n; i++) {
+        okey v = a[i]; Py_ssize_t j = i;
+        while (j > 0 && okey_less(v, a[j - 1])) { a[j] = a[j - 1]; j--; }
+        a[j] = v;
+    }
+}
+
+static void sort_i32(int32_t *a, Py_ssize_t n) {
+    if (n > 32) {
+        /* few candidates is the rule: a shell sort otherwise */
+        for (Py_ssize_t gap = n / 2; gap > 0; gap /= 2)
+            for (Py_ssize_t i = gap; i < n; i++) {
+                int32_t v = a[i]; Py_ssize_t j = i;
+                while (j >= gap && a[j - gap] > v) { a[j] = a[j - gap]; j -= gap; }
+                a[j] = v;
+            }
+        return;
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        int32_t v = a[i]; Py_ssize_t j = i;
+        while (j > 0 && a[j - 1] > v) { a[j] = a[j - 1]; j--; }
+        a[j] = v;
+    }
+}
+
+static size_t pow2_at_least(size_t n) {
+    size_t p = 1024;
+    while (p < n) p *= 2;
+    return p;
+}
+
+/* ---- the join ---- */
+static PyObject *jaccard_join(PyObject *self, PyObject *args) {
+    PyObject *texts, *word_form, *empty_key, *join_order;
+    Py_ssize_t n_pinned;
+    double threshold, slack;
+    if (!PyArg_ParseTuple(args, "O!nddOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &word_form,
+                          &empty_key, &join_order))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    PyObject *result = NULL, *order_obj = NULL;
+    Py_buffer order_view = {0};
+    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1)};
+    vec codes = {0}, hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
+    codes.size = 8; hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = sizeof(okey);
+    int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
+    int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
+    uint8_t *table = NULL, *active = NULL;
+    uint32_t *once = NULL;
+    uint64_t *entries = NULL;
+    size_t *poffs = NULL;
+    intern shorts = {0}, longs = {0};
+    int interned = 0;
+    int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL;
+    int32_t *head = NULL, *ent = NULL, *nxt = NULL, *seen = NULL, *cands = NULL;
+    uint32_t *pslot = NULL;
+    uint16_t *cnt = NULL;
+    if (!src.forms || !src.empty || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
+    if (n >= INT32_MAX) { result = Py_None; Py_INCREF(result); goto done; }  /* text ids are 32-bit here */
+#ifdef JACCARD_TIMING
+    double stamp_ = now_();
+#endif
+
+    /* A. tokenise every text, hash its shingles, keep the hashes */
+    for (Py_ssize_t t = 0; t < n; t++) {
+        const uint8_t *p; Py_ssize_t len; int fold;
+        if (text_bytes(texts, &src, t, word_form, &p, &len, &fold)) goto done;
+        if (vec_reserve(&codes, (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
+        uint64_t *wc = codes.p;
+        Py_ssize_t nw = 0;
+        FOR_EACH_WORD(p, len, s, wl, { wc[nw++] = filter_code(p + s, wl, fold); });
+        if (nw == 0) {
+            if (set_empty(texts, &src, t, empty_key)) goto done;
+            wc[0] = hash_bytes((const uint8_t *)PyBytes_AS_STRING(src.forms[t]),
+                               PyBytes_GET_SIZE(src.forms[t]), 0) | 1ULL;
+            nw = 1;
+        }
+        Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
+        if (vec_reserve(&hs, hs.n + (size_t)m)) { PyErr_NoMemory(); goto done; }
+        uint32_t *h = (uint32_t *)hs.p + hs.n;
+        if (nw >= 3) {
+            for (Py_ssize_t j = 0; j < m; j++)
+                h[j] = (uint32_t)(finish(wc[j] * K0 ^ wc[j + 1] * K1 ^ wc[j + 2] * K2) >> 32);
+        } else {
+            h[0] = (uint32_t)(finish(wc[0] * K3 ^ (nw == 2 ? wc[1] : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
+        }
+        hs.n += (size_t)m;
+        occ[t] = m;
+        hs_end[t] = (int64_t)hs.n;
+    }
+    STAMP("A tokenise+hash");
+    /* Counted by radix partitions: the hashes are scattered by their top bits with their text, then each
+     * partition is counted in a small table that stays in cache (about four slots per entry), so no
+     * access goes to a table the size of the batch. */
+    active = malloc((size_t)n + 1);
+    once = calloc((size_t)n + 1, sizeof(uint32_t));
+    if (!active || !once) { PyErr_NoMemory(); goto done; }
+    {
+        size_t total = hs.n;
+        int pb = 0, lb = LOCAL_BITS;
+        while ((total >> pb) > PARTITION_ENTRIES && pb < 20) pb++;
+        if (pb + lb > 32) lb = 32 - pb;
+        size_t parts = (size_t)1 << pb;
+        const uint32_t *h = hs.p;
+        poffs = calloc(parts + 1, sizeof(size_t));
+        entries = malloc((total + 1) * sizeof(uint64_t));
+        table = malloc((size_t)1 << lb);
+        if (!poffs || !entries || !table) { PyErr_NoMemory(); goto done; }
+        for (size_t j = 0; j < total; j++) poffs[PART(h[j], pb) + 1]++;
+        for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
+        {
+            size_t j = 0;
+            for (Py_ssize_t t = 0; t < n; t++)
+                for (; j < (size_t)hs_end[t]; j++) entries[poffs[PART(h[j], pb)]++] = (uint64_t)h[j] << 32 | (uint64_t)t;
+        }
+        /* poffs[q] is now the end of partition q */
+        size_t lo = 0;
+        for (size_t q = 0; q < parts; q++) {
+            size_t hi = poffs[q];
+            memset(table, 0, (size_t)1 << lb);
+            for (size_t j = lo; j < hi; j++) {
+                uint32_t s = LOCAL(entries[j] >> 32, pb, lb);
+                table[s] += table[s] < 2;
+            }
+            for (size_t j = lo; j < hi; j++)
+                once[(uint32_t)entries[j]] += table[LOCAL(entries[j] >> 32, pb, lb)] == 1;
+            lo = hi;
+        }
+    }
+    /* B. the texts proven unable to match anything */
+    for (Py_ssize_t t = 0; t < n; t++) active[t] = (int64_t)once[t] < prefix_length(occ[t], threshold, slack);
+    STAMP("A count + B once");
+    free(table); table = NULL;
+    free(hs.p); hs.p = NULL;
+    free(entries); entries = NULL;
+
+    /* the join order, from the caller */
+    {
+        PyObject *mask = PyBytes_FromStringAndSize((const char *)active, n);
+        if (!mask) goto done;
+        order_obj = PyObject_CallOneArg(join_order, mask);
+        Py_DECREF(mask);
+        if (!order_obj || PyObject_GetBuffer(order_obj, &order_view, PyBUF_C_CONTIGUOUS)) goto done;
+    }
+    if (order_view.itemsize != 8 || order_view.len % 8) {
+        PyErr_SetString(PyExc_TypeError, "join_order must return an int64 array");
+        goto done;
+    }
+    Py_ssize_t na = order_view.len / 8, npa = 0;
+    const int64_t *order = order_view.buf;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        if (order[a] < 0 || order[a] >= n || !active[order[a]]) {
+            PyErr_SetString(PyExc_ValueError, "join_order returned a position that is not an active text");
+            goto done;
+        }
+        npa += order[a] < n_pinned;
+    }
+
+    STAMP("join order (Python)");
+    /* C. exact keys of the active texts, in join order */
+    koff = malloc(((size_t)na + 1) * sizeof(int64_t));
+    size = malloc(((size_t)na + 1) * sizeof(int64_t));
+    partner = malloc(((size_t)na + 1) * sizeof(int64_t));
+    if (!koff || !size || !partner || intern_init(&shorts, 1 << 16, 0) || intern_init(&longs, 1 << 12, 1)) {
+        PyErr_NoMemory(); goto done;
+    }
+    interned = 1;
+    uint32_t next_id = 0;
+    koff[0] = 0;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        Py_ssize_t t = (Py_ssize_t)order[a];
+        const uint8_t *p; Py_ssize_t len; int fold;
+        if (text_bytes(texts, &src, t, word_form, &p, &len, &fold)) goto done;
+        if (vec_reserve(&ids, (size_t)len / 2 + 2) || vec_reserve(&fold_buf, (size_t)len + 8)) {
+            PyErr_NoMemory(); goto done;
+        }
+        uint32_t *wid = ids.p;
+        Py_ssize_t nw = 0;
+        if (src.empty[t]) {
+            wid[nw++] = intern_long(&longs, p, len, &next_id);
+        } else {
+            uint8_t *fb = fold_buf.p;
+            FOR_EACH_WORD(p, len, s, wl, {
+                uint32_t id;
+                if (wl <= 8) {
+                    id = intern_short(&shorts, load_word(p + s, wl, fold), &next_id);
+                } else {
+                    for (Py_ssize_t q = 0; q < wl; q++) fb[q] = fold ? (uint8_t)(p[s + q] | 0x20) : p[s + q];
+                    id = intern_long(&longs, fb, wl, &next_id);
+                }
+                wid[nw++] = id;
+            });
+        }
+        for (Py_ssize_t j = 0; j < nw; j++)
+            if (wid[j] == UINT32_MAX) { PyErr_NoMemory(); goto done; }
+        if (next_id > MAX_IDS) { result = Py_None; Py_INCREF(result); goto done; }
+        Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
+        if (vec_reserve(&keys, keys.n + (size_t)m)) { PyErr_NoMemory(); goto done; }
+        uint64_t *k = (uint64_t *)keys.p + keys.n;
+        if (nw >= 3) {
+            for (Py_ssize_t j = 0; j < m; j++)
+                k[j] = (uint64_t)wid[j] << (2 * ID_BITS) | (uint64_t)wid[j + 1] << ID_BITS | wid[j + 2];
+        } else {  /* the whole tuple: above every trigram key, its length in bit 62 */
+            k[0] = 1ULL << 63 | (uint64_t)(nw - 1) << 62 | (uint64_t)wid[0] << ID_BITS | (nw == 2 ? wid[1] : 0);
+        }
+        sort_u64(k, m);
+        Py_ssize_t d = 1;
+        for (Py_ssize_t j = 1; j < m; j++)
+            if (k[j] != k[d - 1]) k[d++] = k[j];
+        keys.n += (size_t)d;
+        size[a] = d;
+        koff[a + 1] = (int64_t)keys.n;
+    }
+    intern_free(&shorts); intern_free(&longs); interned = 0;
+
+    STAMP("C exact keys");
+    /* counts of the active texts' shingles (saturating), the prefixes' order and slots */
+    size_t cslots = pow2_at_least(keys.n * 2);
+    int cbits = 0;
+    while (((size_t)1 << cbits) < cslots) cbits++;
+    cnt = calloc(cslots, sizeof(uint16_t));
+    pk = malloc(((size_t)na + 1) * sizeof(int64_t));
+    poff = malloc(((size_t)na + 1) * sizeof(int64_t));
+    if (!cnt || !pk || !poff) { PyErr_NoMemory(); goto done; }
+    const uint64_t *K = keys.p;
+    for (size_t j = 0; j < keys.n; j++) {
+        size_t s = (size_t)(finish(K[j]) >> (64 - cbits));
+        cnt[s] += cnt[s] < UINT16_MAX;
+    }
+    int64_t total = 0;
+    for (Py_ssize_t a = 0; a < na; a++) {  /* prefix entries worth indexing, per text */
+        int64_t p = prefix_length(size[a], threshold, slack), u = 0;
+        for (int64_t j = koff[a]; j < koff[a + 1]; j++) u += cnt[finish(K[j]) >> (64 - cbits)] == 1;
+        pk[a] = u >= p ? 0 : p - u;
+        total += pk[a];
+    }
+    pslot = malloc(((size_t)total + 1) * sizeof(uint32_t));
+    if (!pslot) { PyErr_NoMemory(); goto done; }
+    total = 0;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        poff[a] = total;
+        if (!pk[a]) continue;
+        if (vec_reserve(&okeys, (size_t)size[a])) { PyErr_NoMemory(); goto done; }
+        okey *o = okeys.p;
+        Py_ssize_t m = 0;
+        for (int64_t j = koff[a]; j < koff[a + 1]; j++) {
+            size_t s = (size_t)(finish(K[j]) >> (64 - cbits));
+            if (cnt[s] >= 2) { o[m].order = (uint64_t)cnt[s] << 32 | s; o[m].key = K[j]; m++; }
+        }
+        /* only the first pk[a] in (count, slot, key) order: a partial selection sort when few */
+        if (pk[a] * 4 < m) {
+            for (int64_t i = 0; i < pk[a]; i++) {
+                Py_ssize_t best = i;
+                for (Py_ssize_t j = i + 1; j < m; j++) if (okey_less(o[j], o[best])) best = j;
+                okey tmp = o[i]; o[i] = o[best]; o[best] = tmp;
+            }
+        } else {
+            sort_okey(o, m);
+        }
+        for (int64_t i = 0; i < pk[a]; i++) pslot[total + i] = (uint32_t)(o[i].order & 0xFFFFFFFFu);
+        total += pk[a];
+    }
+    free(cnt); cnt = NULL;
+
+    STAMP("C prefixes");
+    /* the anchor loop */
+    head = malloc(cslots * sizeof(int32_t));
+    ent = malloc(((size_t)total + 1) * sizeof(int32_t));
+    nxt = malloc(((size_t)total + 1) * sizeof(int32_t));
+    seen = malloc(((size_t)na + 1) * sizeof(int32_t));
+    cands = malloc(((size_t)na + 1) * sizeof(int32_t));
+    if (!head || !ent || !nxt || !seen || !cands) { PyErr_NoMemory(); goto done; }
+    memset(head, 0xFF, cslots * sizeof(int32_t));
+    memset(seen, 0xFF, ((size_t)na + 1) * sizeof(int32_t));
+    int32_t ne = 0;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        partner[a] = -1;
+        if (!pk[a]) continue;
+        const uint32_t *ps = pslot + poff[a];
+        if (a >= npa) {
+            Py_ssize_t f = 0;
+            for (int64_t i = 0; i < pk[a]; i++)
+                for (int32_t e = head[ps[i]]; e >= 0; e = nxt[e]) {
+                    int32_t b = ent[e];
+                    if (seen[b] != (int32_t)a) { seen[b] = (int32_t)a; cands[f++] = b; }
+                }
+            sort_i32(cands, f);
+            int64_t sa = size[a];
+            for (Py_ssize_t c = 0; c < f; c++) {
+                int32_t b = cands[c];
+                int64_t sb = size[b];
+                if ((double)(sa < sb ? sa : sb) / (double)(sa < sb ? sb : sa) < threshold) continue;
+                int64_t inter = 0, i = koff[a], j = koff[b], ie = koff[a + 1], je = koff[b + 1];
+                while (i < ie && j < je) {
+                    if (K[i] == K[j]) { inter++; i++; j++; }
+                    else if (K[i] < K[j]) i++;
+                    else j++;
+                }
+                if ((double)inter / (double)(sa + sb - inter) >= threshold) { partner[a] = b; break; }
+            }
+            if (partner[a] >= 0) continue;
+        }
+        for (int64_t i = 0; i < pk[a]; i++) { ent[ne] = (int32_t)a; nxt[ne] = head[ps[i]]; head[ps[i]] = ne++; }
+    }
+    STAMP("C anchor loop");
+#ifdef JACCARD_TIMING
+    fprintf(stderr, "texts %zd active %zd keys %zu prefix entries %lld\n", n, na, keys.n, (long long)total);
+#endif
+    result = PyBytes_FromStringAndSize((const char *)partner, na * 8);
+
+done:
+    if (order_view.obj) PyBuffer_Release(&order_view);
+    Py_XDECREF(order_obj);
+    if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
+    free(src.forms); free(src.empty);
+    free(codes.p); free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
+    free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs);
+    if (interned) { intern_free(&shorts); intern_free(&longs); }
+    free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
+    free(seen); free(cands); free(pslot); free(cnt);
+    return result;
+}
+
+static PyMethodDef METHODS[] = {
+    {"jaccard_join", jaccard_join, METH_VARARGS,
+     "jaccard_join(texts, n_pinned, threshold, slack, word_form, empty_key, join_order) -> bytes | None"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_jaccard_native",
+                                    "The \"jaccard\" join in C (see jaccard.c).", -1, METHODS};
+
+PyMODINIT_FUNC PyInit__jaccard_native(void) {
+    for (int c = 0; c < 256; c++)
+        WORD_BYTE[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+    return PyModule_Create(&MODULE);
+}
