@@ -43,23 +43,6 @@ def native_available() -> bool:
     return _jaccard_join is not None and os.environ.get("PACKBENCH_NATIVE", "1") != "0"
 
 
-class _Classes(dict):
-    """Character -> its class in the word rule, filled on demand (a `str.translate` table)."""
-
-    def __missing__(self, code: int) -> str:
-        value = self[code] = _char_class(chr(code))
-        return value
-
-
-def _word_form(classes: _Classes):
-    """For a non-ASCII text: its normalised form and the class of each character, the C side's input."""
-    def form(text: str) -> tuple[str, str]:
-        norm = normalise(text)
-        return norm, norm.translate(classes)
-
-    return form
-
-
 def _empty_key(text: str) -> bytes:
     return signature(text)[0].encode("utf-8", "surrogatepass")
 
@@ -90,7 +73,7 @@ def native_decide(candidates: list[Item], anchors_first: list[Item], threshold: 
         order.append(src)
         return src
 
-    raw = _jaccard_join(texts, n_pinned, float(threshold), PREFIX_SLACK, _word_form(_Classes()), _empty_key,
+    raw = _jaccard_join(texts, n_pinned, float(threshold), PREFIX_SLACK, normalise, _char_class, _empty_key,
                                        join_order)
     if raw is None:
         return None

@@ -3,11 +3,12 @@
  * Built by the package's own setup.py as packbench.algorithms.dedupe._jaccard_native (optional: without
  * a compiler the numpy path of exact.py runs, with the same answers). See docs/dedupe-speed.md.
  *
- * jaccard_join(texts, n_pinned, threshold, slack, word_form, empty_key, join_order) -> bytes | None
+ * jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None
  *
  *   texts      list of str, the pinned ones first, in input order.
- *   word_form  callable(str) -> (str, str): a non-ASCII text's normalised form and its characters' classes
- *              (tokenise: W letter or digit, M combining mark, S a word by itself, space otherwise).
+ *   normalise  callable(str) -> str: NFKC then case folding (tokenise.normalise), for non-ASCII texts.
+ *   char_class callable(str) -> str: a character's class in the word rule (tokenise._char_class: W letter
+ *              or digit, M combining mark, S a word by itself, space otherwise); asked once per character.
  *   empty_key  callable(str) -> bytes: the signature of a text without words (NUL first, never a word).
  *   join_order callable(bytes) -> int64 buffer: given the active mask (one byte per text), the active
  *              texts' positions in join order (active pinned ones first, in input order, then the active
@@ -104,32 +105,54 @@ static int vec_reserve(vec *v, size_t need) {
     return 0;
 }
 
+
 /* What stage A/C read of a text: its bytes, whether they need folding. */
 typedef struct {
-    PyObject **forms;  /* per text: NULL (ASCII, read in place), or the bytes read instead (owned) */
-    uint8_t *empty;    /* per text: 1 if the text has no words (forms holds its signature key) */
+    PyObject **forms;   /* per text: NULL (ASCII, read in place), or the bytes read instead (owned) */
+    uint8_t *empty;     /* per text: 1 if the text has no words (forms holds its signature key) */
+    PyObject *normalise, *char_class;  /* tokenise.normalise, and a character's class in the word rule */
+    char *bmp;          /* class per BMP character, filled on first sight (0: not yet asked) */
 } sources;
 
-/* A non-ASCII text's words joined by spaces, UTF-8 (surrogates as three bytes, as "surrogatepass"):
- * form(text) gives its normalised text and a class per character (W letter/digit, M mark, S a word by
- * itself, space otherwise); words are the runs "SM*" and "W[WM]*" (tokenise._TOKEN). */
-static PyObject *unicode_words(PyObject *form, PyObject *text) {
-    PyObject *pair = PyObject_CallOneArg(form, text);
-    if (!pair) return NULL;
-    PyObject *norm, *cls;
-    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(norm = PyTuple_GET_ITEM(pair, 0))
-        || !PyUnicode_Check(cls = PyTuple_GET_ITEM(pair, 1)) || !PyUnicode_IS_ASCII(cls)
-        || PyUnicode_GET_LENGTH(cls) != PyUnicode_GET_LENGTH(norm)) {
-        Py_DECREF(pair);
-        PyErr_SetString(PyExc_TypeError, "the word form must be (normalised text, ASCII classes of equal length)");
+static int class_of(sources *src, Py_UCS4 ch, char *out) {
+    if (ch < 0x10000 && src->bmp[ch]) { *out = src->bmp[ch]; return 0; }
+    PyObject *u = PyUnicode_FromOrdinal((int)ch);
+    if (!u) return -1;
+    PyObject *r = PyObject_CallOneArg(src->char_class, u);
+    Py_DECREF(u);
+    if (!r) return -1;
+    if (!PyUnicode_Check(r) || PyUnicode_GET_LENGTH(r) != 1) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_TypeError, "char_class must return one character");
+        return -1;
+    }
+    *out = (char)PyUnicode_READ_CHAR(r, 0);
+    Py_DECREF(r);
+    if (ch < 0x10000) src->bmp[ch] = *out;
+    return 0;
+}
+
+/* A non-ASCII text's words joined by spaces, UTF-8 (surrogates as three bytes, as "surrogatepass"): its
+ * normalised form's characters classed W (letter/digit), M (combining mark), S (a word by itself) or a
+ * space, and words the runs "SM*" and "W[WM]*" (tokenise._TOKEN). */
+static PyObject *unicode_words(sources *src, PyObject *text) {
+    PyObject *norm = PyObject_CallOneArg(src->normalise, text);
+    if (!norm) return NULL;
+    if (!PyUnicode_Check(norm)) {
+        Py_DECREF(norm);
+        PyErr_SetString(PyExc_TypeError, "normalise must return a str");
         return NULL;
     }
     Py_ssize_t n = PyUnicode_GET_LENGTH(norm), o = 0, i = 0;
     int kind = PyUnicode_KIND(norm);
     const void *data = PyUnicode_DATA(norm);
-    const char *c = (const char *)PyUnicode_DATA(cls);
+    char *c = malloc((size_t)n + 1);
+    if (!c) { Py_DECREF(norm); return PyErr_NoMemory(); }
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (class_of(src, PyUnicode_READ(kind, data, j), c + j)) { free(c); Py_DECREF(norm); return NULL; }
+    PyObject *pair = norm;  /* released below, as the classes are */
     uint8_t *out = malloc((size_t)n * 5 + 1);
-    if (!out) { Py_DECREF(pair); return PyErr_NoMemory(); }
+    if (!out) { free(c); Py_DECREF(pair); return PyErr_NoMemory(); }
     while (i < n) {
         char k = c[i];
         if (k != 'W' && k != 'S') { i++; continue; }
@@ -150,12 +173,13 @@ static PyObject *unicode_words(PyObject *form, PyObject *text) {
         }
     }
     Py_DECREF(pair);
+    free(c);
     PyObject *b = PyBytes_FromStringAndSize((const char *)out, o);
     free(out);
     return b;
 }
 
-static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t, PyObject *word_form,
+static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
                       const uint8_t **p, Py_ssize_t *n, int *fold) {
     if (src->forms[t]) {
         *p = (const uint8_t *)PyBytes_AS_STRING(src->forms[t]);
@@ -174,7 +198,7 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t, PyObject *wor
         *fold = 1;
         return 0;
     }
-    PyObject *b = unicode_words(word_form, s);
+    PyObject *b = unicode_words(src, s);
     if (!b) return -1;
     src->forms[t] = b;
     *p = (const uint8_t *)PyBytes_AS_STRING(b);
@@ -324,18 +348,6 @@ static void sort_u64(uint64_t *a, Py_ssize_t n) {
     }
 }
 
-typedef struct { uint64_t order, key; } okey;
-
-static inline int okey_less(okey a, okey b) { return a.order < b.order || (a.order == b.order && a.key < b.key); }
-
-static void sort_okey(okey *a, Py_ssize_t n) {
-    for (Py_ssize_t i = 1; i < n; i++) {
-        okey v = a[i]; Py_ssize_t j = i;
-        while (j > 0 && okey_less(v, a[j - 1])) { a[j] = a[j - 1]; j--; }
-        a[j] = v;
-    }
-}
-
 static void sort_i32(int32_t *a, Py_ssize_t n) {
     if (n > 32) {
         /* few candidates is the rule: a shell sort otherwise */
@@ -362,18 +374,19 @@ static size_t pow2_at_least(size_t n) {
 
 /* ---- the join ---- */
 static PyObject *jaccard_join(PyObject *self, PyObject *args) {
-    PyObject *texts, *word_form, *empty_key, *join_order;
+    PyObject *texts, *normalise, *char_class, *empty_key, *join_order;
     Py_ssize_t n_pinned;
     double threshold, slack;
-    if (!PyArg_ParseTuple(args, "O!nddOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &word_form,
-                          &empty_key, &join_order))
+    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &normalise,
+                          &char_class, &empty_key, &join_order))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *result = NULL, *order_obj = NULL;
     Py_buffer order_view = {0};
-    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1)};
+    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), normalise, char_class,
+                   calloc(0x10000, 1)};
     vec codes = {0}, hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
-    codes.size = 8; hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = sizeof(okey);
+    codes.size = 8; hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
     int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
     int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
     uint8_t *table = NULL, *active = NULL;
@@ -384,9 +397,9 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     int interned = 0;
     int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL;
     int32_t *head = NULL, *ent = NULL, *nxt = NULL, *seen = NULL, *cands = NULL;
-    uint32_t *pslot = NULL;
+    uint32_t *pslot = NULL, *kslot = NULL;
     uint16_t *cnt = NULL;
-    if (!src.forms || !src.empty || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
+    if (!src.forms || !src.empty || !src.bmp || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
     if (n >= INT32_MAX) { result = Py_None; Py_INCREF(result); goto done; }  /* text ids are 32-bit here */
 #ifdef JACCARD_TIMING
     double stamp_ = now_();
@@ -395,7 +408,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     /* A. tokenise every text, hash its shingles, keep the hashes */
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
-        if (text_bytes(texts, &src, t, word_form, &p, &len, &fold)) goto done;
+        if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         if (vec_reserve(&codes, (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
         uint64_t *wc = codes.p;
         Py_ssize_t nw = 0;
@@ -411,7 +424,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         uint32_t *h = (uint32_t *)hs.p + hs.n;
         if (nw >= 3) {
             for (Py_ssize_t j = 0; j < m; j++)
-                h[j] = (uint32_t)(finish(wc[j] * K0 ^ wc[j + 1] * K1 ^ wc[j + 2] * K2) >> 32);
+                h[j] = (uint32_t)(((wc[j] * K0 ^ wc[j + 1] * K1 ^ wc[j + 2] * K2) * K4) >> 32);
         } else {
             h[0] = (uint32_t)(finish(wc[0] * K3 ^ (nw == 2 ? wc[1] : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
         }
@@ -501,7 +514,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     for (Py_ssize_t a = 0; a < na; a++) {
         Py_ssize_t t = (Py_ssize_t)order[a];
         const uint8_t *p; Py_ssize_t len; int fold;
-        if (text_bytes(texts, &src, t, word_form, &p, &len, &fold)) goto done;
+        if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         if (vec_reserve(&ids, (size_t)len / 2 + 2) || vec_reserve(&fold_buf, (size_t)len + 8)) {
             PyErr_NoMemory(); goto done;
         }
@@ -546,51 +559,43 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
 
     STAMP("C exact keys");
     /* counts of the active texts' shingles (saturating), the prefixes' order and slots */
-    size_t cslots = pow2_at_least(keys.n * 2);
+    size_t cslots = pow2_at_least(keys.n);
     int cbits = 0;
     while (((size_t)1 << cbits) < cslots) cbits++;
     cnt = calloc(cslots, sizeof(uint16_t));
     pk = malloc(((size_t)na + 1) * sizeof(int64_t));
     poff = malloc(((size_t)na + 1) * sizeof(int64_t));
-    if (!cnt || !pk || !poff) { PyErr_NoMemory(); goto done; }
+    kslot = malloc((keys.n + 1) * sizeof(uint32_t));
+    pslot = malloc((keys.n + 1) * sizeof(uint32_t));  /* a prefix is never longer than its set */
+    if (!cnt || !pk || !poff || !kslot || !pslot) { PyErr_NoMemory(); goto done; }
     const uint64_t *K = keys.p;
     for (size_t j = 0; j < keys.n; j++) {
-        size_t s = (size_t)(finish(K[j]) >> (64 - cbits));
+        uint32_t s = (uint32_t)(finish(K[j]) >> (64 - cbits));
+        kslot[j] = s;
         cnt[s] += cnt[s] < UINT16_MAX;
     }
     int64_t total = 0;
-    for (Py_ssize_t a = 0; a < na; a++) {  /* prefix entries worth indexing, per text */
-        int64_t p = prefix_length(size[a], threshold, slack), u = 0;
-        for (int64_t j = koff[a]; j < koff[a + 1]; j++) u += cnt[finish(K[j]) >> (64 - cbits)] == 1;
-        pk[a] = u >= p ? 0 : p - u;
-        total += pk[a];
-    }
-    pslot = malloc(((size_t)total + 1) * sizeof(uint32_t));
-    if (!pslot) { PyErr_NoMemory(); goto done; }
-    total = 0;
     for (Py_ssize_t a = 0; a < na; a++) {
+        /* The text's shingles in (count, slot) order: those counted once (in no other active text) first;
+         * its prefix's others are the first p - u of the rest. Shingles tied on (count, slot) share the
+         * slot, so where the cut falls among them does not change the slots indexed. */
         poff[a] = total;
-        if (!pk[a]) continue;
+        int64_t p = prefix_length(size[a], threshold, slack), u = 0;
         if (vec_reserve(&okeys, (size_t)size[a])) { PyErr_NoMemory(); goto done; }
-        okey *o = okeys.p;
+        uint64_t *o = okeys.p;
         Py_ssize_t m = 0;
         for (int64_t j = koff[a]; j < koff[a + 1]; j++) {
-            size_t s = (size_t)(finish(K[j]) >> (64 - cbits));
-            if (cnt[s] >= 2) { o[m].order = (uint64_t)cnt[s] << 32 | s; o[m].key = K[j]; m++; }
+            uint32_t c = cnt[kslot[j]];
+            if (c == 1) u++;
+            else o[m++] = (uint64_t)c << 32 | kslot[j];
         }
-        /* only the first pk[a] in (count, slot, key) order: a partial selection sort when few */
-        if (pk[a] * 4 < m) {
-            for (int64_t i = 0; i < pk[a]; i++) {
-                Py_ssize_t best = i;
-                for (Py_ssize_t j = i + 1; j < m; j++) if (okey_less(o[j], o[best])) best = j;
-                okey tmp = o[i]; o[i] = o[best]; o[best] = tmp;
-            }
-        } else {
-            sort_okey(o, m);
-        }
-        for (int64_t i = 0; i < pk[a]; i++) pslot[total + i] = (uint32_t)(o[i].order & 0xFFFFFFFFu);
+        pk[a] = u >= p ? 0 : p - u;
+        if (!pk[a]) continue;
+        sort_u64(o, m);
+        for (int64_t i = 0; i < pk[a]; i++) pslot[total + i] = (uint32_t)o[i];
         total += pk[a];
     }
+    free(kslot); kslot = NULL;
     free(cnt); cnt = NULL;
 
     STAMP("C prefixes");
@@ -643,18 +648,18 @@ done:
     if (order_view.obj) PyBuffer_Release(&order_view);
     Py_XDECREF(order_obj);
     if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
-    free(src.forms); free(src.empty);
+    free(src.forms); free(src.empty); free(src.bmp);
     free(codes.p); free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
     free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
     free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
-    free(seen); free(cands); free(pslot); free(cnt);
+    free(seen); free(cands); free(pslot); free(kslot); free(cnt);
     return result;
 }
 
 static PyMethodDef METHODS[] = {
     {"jaccard_join", jaccard_join, METH_VARARGS,
-     "jaccard_join(texts, n_pinned, threshold, slack, word_form, empty_key, join_order) -> bytes | None"},
+     "jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_jaccard_native",
