@@ -42,6 +42,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define K0 0x9E3779B97F4A7C15ULL
 #define K1 0xC2B2AE3D27D4EB4FULL
@@ -221,19 +224,65 @@ static int set_empty(PyObject *texts, sources *src, Py_ssize_t t, PyObject *empt
     return 0;
 }
 
-/* Runs BODY for every word of bytes p[0:n), with START and LEN its span. */
-#define FOR_EACH_WORD(p, n, START, LEN, BODY)                                  \
-    do {                                                                       \
-        Py_ssize_t i_ = 0;                                                     \
-        while (i_ < (n)) {                                                     \
-            while (i_ < (n) && !WORD_BYTE[(p)[i_]]) i_++;                      \
-            if (i_ >= (n)) break;                                              \
-            Py_ssize_t START = i_;                                             \
-            while (i_ < (n) && WORD_BYTE[(p)[i_]]) i_++;                       \
-            Py_ssize_t LEN = i_ - START;                                       \
-            BODY                                                               \
-        }                                                                      \
+static inline int ctz32(uint32_t x) {
+#if defined(_MSC_VER)
+    unsigned long k;
+    _BitScanForward(&k, x);
+    return (int)k;
+#else
+    return __builtin_ctz(x);
+#endif
+}
+
+/* One bit per byte of p[b:b+16) (those before n): set for a word byte (as WORD_BYTE says). */
+static inline uint32_t word_mask(const uint8_t *p, Py_ssize_t b, Py_ssize_t n) {
+#ifdef __SSE2__
+    if (b + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + b));
+        /* ASCII letters: (v | 0x20) - 'a' below 26; digits: v - '0' below 10; bytes >= 0x80 */
+        __m128i x = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+        __m128i alpha = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(25)), x);
+        __m128i y = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+        __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(y, _mm_set1_epi8(9)), y);
+        __m128i high = _mm_cmplt_epi8(v, _mm_setzero_si128());
+        return (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(alpha, digit), high));
+    }
+#endif
+    uint32_t m = 0;
+    Py_ssize_t e = n - b < 16 ? n - b : 16;
+    for (Py_ssize_t k = 0; k < e; k++) m |= (uint32_t)WORD_BYTE[p[b + k]] << k;
+    return m;
+}
+
+/* Runs BODY for every word of bytes p[0:n), with START and LEN its span: the word bytes' runs, found 16
+ * bytes at a time from the edges of the mask (a branch per edge, not one per byte). */
+#define FOR_EACH_WORD(p, n, START, LEN, BODY)                                          \
+    do {                                                                               \
+        Py_ssize_t w0_ = -1;                                                           \
+        for (Py_ssize_t b_ = 0; b_ < (n); b_ += 16) {                                  \
+            uint32_t m_ = word_mask((p), b_, (n));                                     \
+            uint32_t e_ = (m_ ^ ((m_ << 1) | (uint32_t)(w0_ >= 0))) & 0xFFFFu;         \
+            while (e_) {                                                               \
+                Py_ssize_t at_ = b_ + ctz32(e_);                                       \
+                e_ &= e_ - 1;                                                          \
+                if (w0_ < 0) { w0_ = at_; continue; }                                  \
+                Py_ssize_t START = w0_, LEN = at_ - w0_;                               \
+                w0_ = -1;                                                              \
+                BODY                                                                   \
+            }                                                                          \
+        }                                                                              \
+        if (w0_ >= 0) { Py_ssize_t START = w0_, LEN = (n) - w0_; BODY }                \
     } while (0)
+
+/* A short word's code where 8 bytes can be read from its start (p[0:n) the text). */
+static inline uint64_t short_code(const uint8_t *p, Py_ssize_t start, Py_ssize_t len, Py_ssize_t n, int fold) {
+    if (start + 8 > n) return load_word(p + start, len, fold);
+    uint64_t v;
+    memcpy(&v, p + start, 8);
+    v &= ~0ULL >> (8 * (8 - len));
+    if (fold) v |= 0x2020202020202020ULL >> (8 * (8 - len));
+    return v;
+}
 
 static inline uint64_t filter_code(const uint8_t *w, Py_ssize_t len, int fold) {
     return len <= 8 ? load_word(w, len, fold) : hash_bytes(w, len, fold) | 1ULL;
@@ -412,7 +461,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         if (vec_reserve(&codes, (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
         uint64_t *wc = codes.p;
         Py_ssize_t nw = 0;
-        FOR_EACH_WORD(p, len, s, wl, { wc[nw++] = filter_code(p + s, wl, fold); });
+        FOR_EACH_WORD(p, len, s, wl, { wc[nw++] = wl <= 8 ? short_code(p, s, wl, len, fold) : filter_code(p + s, wl, fold); });
         if (nw == 0) {
             if (set_empty(texts, &src, t, empty_key)) goto done;
             wc[0] = hash_bytes((const uint8_t *)PyBytes_AS_STRING(src.forms[t]),
@@ -505,7 +554,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     koff = malloc(((size_t)na + 1) * sizeof(int64_t));
     size = malloc(((size_t)na + 1) * sizeof(int64_t));
     partner = malloc(((size_t)na + 1) * sizeof(int64_t));
-    if (!koff || !size || !partner || intern_init(&shorts, 1 << 16, 0) || intern_init(&longs, 1 << 12, 1)) {
+    if (!koff || !size || !partner || intern_init(&shorts, 1 << 12, 0) || intern_init(&longs, 1 << 10, 1)) {
         PyErr_NoMemory(); goto done;
     }
     interned = 1;
@@ -527,7 +576,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             FOR_EACH_WORD(p, len, s, wl, {
                 uint32_t id;
                 if (wl <= 8) {
-                    id = intern_short(&shorts, load_word(p + s, wl, fold), &next_id);
+                    id = intern_short(&shorts, short_code(p, s, wl, len, fold), &next_id);
                 } else {
                     for (Py_ssize_t q = 0; q < wl; q++) fb[q] = fold ? (uint8_t)(p[s + q] | 0x20) : p[s + q];
                     id = intern_long(&longs, fb, wl, &next_id);
