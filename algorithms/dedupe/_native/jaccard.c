@@ -28,12 +28,12 @@
  *     s - ceil(t s) + 1 (s bounded by its shingle occurrences) shares at most ceil(t s) - 1 shingles with
  *     any text: it matches none and is left out (it is kept and absorbs nothing).
  *  C. The active texts, in join order, are tokenised again with exact word ids (interned bytes), so a
- *     trigram key (three 21-bit ids) is one-to-one with the shingle; each text's distinct keys are sorted.
+ *     trigram key (three 21-bit ids) is one-to-one with the shingle; each text's keys are made distinct.
  *     A second count table over the active texts' keys orders the shingles by (count, slot, key), a total
  *     order that depends on the shingle alone: any two texts with Jaccard >= t share a shingle among the
  *     first s - ceil(t s) + 1 of each (their prefixes). A text indexes its prefix's slots when kept; a
  *     later text probes its prefix's slots, and verifies the anchors found in anchor order (length filter,
- *     then the exact intersection by merging sorted keys, divided as rule.jaccard divides): the first that
+ *     then the exact intersection by a set of the text's keys, divided as rule.jaccard divides): the first that
  *     matches is its partner.
  */
 #define PY_SSIZE_T_CLEAN
@@ -118,6 +118,7 @@ typedef struct {
 } sources;
 
 static int class_of(sources *src, Py_UCS4 ch, char *out) {
+    if (!src->bmp && !(src->bmp = calloc(0x10000, 1))) { PyErr_NoMemory(); return -1; }  /* on first use */
     if (ch < 0x10000 && src->bmp[ch]) { *out = src->bmp[ch]; return 0; }
     PyObject *u = PyUnicode_FromOrdinal((int)ch);
     if (!u) return -1;
@@ -397,6 +398,71 @@ static void sort_u64(uint64_t *a, Py_ssize_t n) {
     }
 }
 
+static size_t pow2_at_least(size_t n) {
+    size_t p = 1024;
+    while (p < n) p *= 2;
+    return p;
+}
+
+/* A scratch set of 64-bit keys, emptied in O(1) by a generation stamp (one text's shingles at a time). */
+typedef struct { uint64_t *keys; uint32_t *gen; size_t mask; uint32_t now; } keyset;
+
+static int keyset_open(keyset *ks, Py_ssize_t n) {  /* an empty set with room for n keys */
+    size_t want = pow2_at_least((size_t)n * 2 + 2);
+    if (want > ks->mask + 1 || !ks->keys) {
+        free(ks->keys); free(ks->gen);
+        ks->keys = malloc(want * sizeof(uint64_t));
+        ks->gen = calloc(want, sizeof(uint32_t));
+        ks->mask = want - 1;
+        ks->now = 0;
+        if (!ks->keys || !ks->gen) return -1;
+    }
+    ks->now++;
+    return 0;
+}
+
+static inline int keyset_add(keyset *ks, uint64_t key) {  /* 1 if added, 0 if already there */
+    size_t j = (size_t)(finish(key) & ks->mask);
+    while (ks->gen[j] == ks->now) {
+        if (ks->keys[j] == key) return 0;
+        j = (j + 1) & ks->mask;
+    }
+    ks->gen[j] = ks->now;
+    ks->keys[j] = key;
+    return 1;
+}
+
+static inline int keyset_has(const keyset *ks, uint64_t key) {
+    size_t j = (size_t)(finish(key) & ks->mask);
+    while (ks->gen[j] == ks->now) {
+        if (ks->keys[j] == key) return 1;
+        j = (j + 1) & ks->mask;
+    }
+    return 0;
+}
+
+/* Puts the k smallest of a[0:n) first (in no particular order). */
+static void select_u64(uint64_t *a, Py_ssize_t n, Py_ssize_t k) {
+    Py_ssize_t lo = 0, hi = n - 1;
+    if (k >= n) return;
+    while (hi - lo >= 16) {
+        uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        Py_ssize_t i = lo, j = hi;
+        for (;;) {
+            while (a[i] < piv) i++;
+            while (a[j] > piv) j--;
+            if (i >= j) break;
+            uint64_t t = a[i]; a[i] = a[j]; a[j] = t;
+            i++; j--;
+        }
+        /* a[lo..j] <= piv <= a[j+1..hi] */
+        if (k - 1 <= j) hi = j;
+        else lo = j + 1;
+    }
+    sort_u64(a + lo, hi - lo + 1);
+}
+
 static void sort_i32(int32_t *a, Py_ssize_t n) {
     if (n > 32) {
         /* few candidates is the rule: a shell sort otherwise */
@@ -415,11 +481,6 @@ static void sort_i32(int32_t *a, Py_ssize_t n) {
     }
 }
 
-static size_t pow2_at_least(size_t n) {
-    size_t p = 1024;
-    while (p < n) p *= 2;
-    return p;
-}
 
 /* ---- the join ---- */
 static PyObject *jaccard_join(PyObject *self, PyObject *args) {
@@ -433,7 +494,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     PyObject *result = NULL, *order_obj = NULL;
     Py_buffer order_view = {0};
     sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), normalise, char_class,
-                   calloc(0x10000, 1)};
+                   NULL};
     vec codes = {0}, hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
     codes.size = 8; hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
     int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
@@ -443,18 +504,29 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     uint64_t *entries = NULL;
     size_t *poffs = NULL;
     intern shorts = {0}, longs = {0};
+    keyset kset = {0};
     int interned = 0;
     int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL;
     int32_t *head = NULL, *ent = NULL, *nxt = NULL, *seen = NULL, *cands = NULL;
     uint32_t *pslot = NULL, *kslot = NULL;
     uint16_t *cnt = NULL;
-    if (!src.forms || !src.empty || !src.bmp || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
+    if (!src.forms || !src.empty || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
     if (n >= INT32_MAX) { result = Py_None; Py_INCREF(result); goto done; }  /* text ids are 32-bit here */
 #ifdef JACCARD_TIMING
     double stamp_ = now_();
 #endif
 
-    /* A. tokenise every text, hash its shingles, keep the hashes */
+    /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once: an ASCII text has at
+     * most (length + 1) / 2 words, another at most one per character) */
+    {
+        size_t bound = 0;
+        for (Py_ssize_t t = 0; t < n; t++) {
+            PyObject *u = PyList_GET_ITEM(texts, t);
+            Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
+            bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : len + 1);
+        }
+        if (vec_reserve(&hs, bound)) { PyErr_NoMemory(); goto done; }
+    }
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
@@ -558,6 +630,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         PyErr_NoMemory(); goto done;
     }
     interned = 1;
+    {
+        size_t bound = 0;  /* the active texts' shingle occurrences */
+        for (Py_ssize_t a = 0; a < na; a++) bound += (size_t)occ[order[a]];
+        if (vec_reserve(&keys, bound)) { PyErr_NoMemory(); goto done; }
+    }
     uint32_t next_id = 0;
     koff[0] = 0;
     for (Py_ssize_t a = 0; a < na; a++) {
@@ -596,10 +673,10 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         } else {  /* the whole tuple: above every trigram key, its length in bit 62 */
             k[0] = 1ULL << 63 | (uint64_t)(nw - 1) << 62 | (uint64_t)wid[0] << ID_BITS | (nw == 2 ? wid[1] : 0);
         }
-        sort_u64(k, m);
-        Py_ssize_t d = 1;
-        for (Py_ssize_t j = 1; j < m; j++)
-            if (k[j] != k[d - 1]) k[d++] = k[j];
+        if (keyset_open(&kset, m)) { PyErr_NoMemory(); goto done; }
+        Py_ssize_t d = 0;
+        for (Py_ssize_t j = 0; j < m; j++)
+            if (keyset_add(&kset, k[j])) k[d++] = k[j];
         keys.n += (size_t)d;
         size[a] = d;
         koff[a + 1] = (int64_t)keys.n;
@@ -640,7 +717,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         }
         pk[a] = u >= p ? 0 : p - u;
         if (!pk[a]) continue;
-        sort_u64(o, m);
+        select_u64(o, m, (Py_ssize_t)pk[a]);
         for (int64_t i = 0; i < pk[a]; i++) pslot[total + i] = (uint32_t)o[i];
         total += pk[a];
     }
@@ -671,16 +748,18 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
                 }
             sort_i32(cands, f);
             int64_t sa = size[a];
+            int filled = 0;
             for (Py_ssize_t c = 0; c < f; c++) {
                 int32_t b = cands[c];
                 int64_t sb = size[b];
                 if ((double)(sa < sb ? sa : sb) / (double)(sa < sb ? sb : sa) < threshold) continue;
-                int64_t inter = 0, i = koff[a], j = koff[b], ie = koff[a + 1], je = koff[b + 1];
-                while (i < ie && j < je) {
-                    if (K[i] == K[j]) { inter++; i++; j++; }
-                    else if (K[i] < K[j]) i++;
-                    else j++;
+                if (!filled) {  /* the probing text's shingles, once it has a candidate past the length filter */
+                    if (keyset_open(&kset, sa)) { PyErr_NoMemory(); goto done; }
+                    for (int64_t i = koff[a]; i < koff[a + 1]; i++) keyset_add(&kset, K[i]);
+                    filled = 1;
                 }
+                int64_t inter = 0;
+                for (int64_t j = koff[b]; j < koff[b + 1]; j++) inter += keyset_has(&kset, K[j]);
                 if ((double)inter / (double)(sa + sb - inter) >= threshold) { partner[a] = b; break; }
             }
             if (partner[a] >= 0) continue;
@@ -703,6 +782,7 @@ done:
     if (interned) { intern_free(&shorts); intern_free(&longs); }
     free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
     free(seen); free(cands); free(pslot); free(kslot); free(cnt);
+    free(kset.keys); free(kset.gen);
     return result;
 }
 
