@@ -375,18 +375,23 @@ static uint32_t intern_long(intern *tb, const uint8_t *w, Py_ssize_t n, uint32_t
 }
 
 /* ---- small sorts (inlined comparisons) ---- */
+/* Hoare partition of a[0:n) (n > 2) around the median of three: returns j with a[0..j] <= a[j+1..n-1]. */
+static inline Py_ssize_t partition_u64(uint64_t *a, Py_ssize_t n) {
+    uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
+    uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    Py_ssize_t i = 0, j = n - 1;
+    for (;;) {
+        while (a[i] < piv) i++;
+        while (a[j] > piv) j--;
+        if (i >= j) return j;
+        uint64_t t = a[i]; a[i] = a[j]; a[j] = t;
+        i++; j--;
+    }
+}
+
 static void sort_u64(uint64_t *a, Py_ssize_t n) {
     while (n > 16) {
-        uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
-        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        Py_ssize_t i = 0, j = n - 1;
-        for (;;) {
-            while (a[i] < piv) i++;
-            while (a[j] > piv) j--;
-            if (i >= j) break;
-            uint64_t t = a[i]; a[i] = a[j]; a[j] = t;
-            i++; j--;
-        }
+        Py_ssize_t j = partition_u64(a, n);
         /* recurse on the smaller side, loop on the larger */
         if (j + 1 < n - (j + 1)) { sort_u64(a, j + 1); a += j + 1; n -= j + 1; }
         else { sort_u64(a + j + 1, n - (j + 1)); n = j + 1; }
@@ -446,17 +451,7 @@ static void select_u64(uint64_t *a, Py_ssize_t n, Py_ssize_t k) {
     Py_ssize_t lo = 0, hi = n - 1;
     if (k >= n) return;
     while (hi - lo >= 16) {
-        uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
-        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        Py_ssize_t i = lo, j = hi;
-        for (;;) {
-            while (a[i] < piv) i++;
-            while (a[j] > piv) j--;
-            if (i >= j) break;
-            uint64_t t = a[i]; a[i] = a[j]; a[j] = t;
-            i++; j--;
-        }
-        /* a[lo..j] <= piv <= a[j+1..hi] */
+        Py_ssize_t j = lo + partition_u64(a + lo, hi - lo + 1);  /* a[lo..j] <= a[j+1..hi] */
         if (k - 1 <= j) hi = j;
         else lo = j + 1;
     }
