@@ -42,6 +42,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -98,11 +101,28 @@ static inline uint64_t hash_bytes(const uint8_t *p, Py_ssize_t n, int fold) {
 /* A growable array. */
 typedef struct { void *p; size_t n, cap, size; } vec;
 
+/* Large arrays on huge pages where the kernel gives them on request (Linux, transparent huge pages in
+ * "madvise" mode): fresh memory costs a page fault per 4 KiB otherwise, a fifth of the join's time at
+ * 10^5 texts. Freed with free(). */
+#define HUGE_MIN ((size_t)4 << 20)
+static void *big_alloc(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= HUGE_MIN) {
+        void *p = NULL;
+        size_t rounded = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+        if (posix_memalign(&p, (size_t)2 << 20, rounded)) return NULL;
+        madvise(p, rounded, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
 static int vec_reserve(vec *v, size_t need) {
     if (need <= v->cap) return 0;
     size_t cap = v->cap ? v->cap : 1024;
     while (cap < need) cap *= 2;
-    void *p = realloc(v->p, cap * v->size);
+    void *p = v->p ? realloc(v->p, cap * v->size) : big_alloc(cap * v->size);
     if (!p) return -1;
     v->p = p; v->cap = cap;
     return 0;
@@ -563,7 +583,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         size_t parts = (size_t)1 << pb;
         const uint32_t *h = hs.p;
         poffs = calloc(parts + 1, sizeof(size_t));
-        entries = malloc((total + 1) * sizeof(uint64_t));
+        entries = big_alloc((total + 1) * sizeof(uint64_t));
         table = malloc((size_t)1 << lb);
         if (!poffs || !entries || !table) { PyErr_NoMemory(); goto done; }
         for (size_t j = 0; j < total; j++) poffs[PART(h[j], pb) + 1]++;
@@ -683,11 +703,12 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     size_t cslots = pow2_at_least(keys.n);
     int cbits = 0;
     while (((size_t)1 << cbits) < cslots) cbits++;
-    cnt = calloc(cslots, sizeof(uint16_t));
+    cnt = big_alloc(cslots * sizeof(uint16_t));
+    if (cnt) memset(cnt, 0, cslots * sizeof(uint16_t));
     pk = malloc(((size_t)na + 1) * sizeof(int64_t));
     poff = malloc(((size_t)na + 1) * sizeof(int64_t));
-    kslot = malloc((keys.n + 1) * sizeof(uint32_t));
-    pslot = malloc((keys.n + 1) * sizeof(uint32_t));  /* a prefix is never longer than its set */
+    kslot = big_alloc((keys.n + 1) * sizeof(uint32_t));
+    pslot = big_alloc((keys.n + 1) * sizeof(uint32_t));  /* a prefix is never longer than its set */
     if (!cnt || !pk || !poff || !kslot || !pslot) { PyErr_NoMemory(); goto done; }
     const uint64_t *K = keys.p;
     for (size_t j = 0; j < keys.n; j++) {
@@ -721,7 +742,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
 
     STAMP("C prefixes");
     /* the anchor loop */
-    head = malloc(cslots * sizeof(int32_t));
+    head = big_alloc(cslots * sizeof(int32_t));
     ent = malloc(((size_t)total + 1) * sizeof(int32_t));
     nxt = malloc(((size_t)total + 1) * sizeof(int32_t));
     seen = malloc(((size_t)na + 1) * sizeof(int32_t));
