@@ -66,6 +66,9 @@ _PAIRS_BASE = 4096
 # The anchor loop runs compiled (`kernels.anchor_loop`); off, the Python loop of `anchors.join_anchors`
 # (the same answers; the tests run both).
 _COMPILED = True
+# The C join (`native`) answers first where it is built; off, this module's numpy path (the same answers;
+# the tests of the numpy path's branches switch it off).
+_NATIVE = True
 
 
 def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
@@ -169,7 +172,7 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     """
     if not candidates:
         return np.zeros(0, dtype=bool), {}
-    if native_available():
+    if _NATIVE and native_available():
         found = native_decide(candidates, anchors_first, threshold)
         if found is not None:
             return found
