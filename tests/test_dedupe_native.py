@@ -17,10 +17,11 @@ from packbench.experiments.bench.workloads import random_candidates, realistic_c
 from test_dedupe import _summary
 
 # ASCII words, words that fold or normalise (case, accents, ligatures, full width), scripts without
-# spaces, combining marks, emoji, a lone surrogate, and separators of several kinds.
+# spaces, combining marks, emoji, a lone surrogate, characters NFKC expands into several words, and
+# separators of several kinds.
 WORDS = ["alpha", "Beta", "GAMMA", "delta9", "x", "42", "longerthaneight", "LongerThanEight", "naïve", "NAÏVE",
          "café", "Straße", "strasse", "ﬁre", "ｆｕｌｌ", "full", "東京", "タワー", "हिन्दी", "Москва", "МОСКВА", "🍕",
-         "🍕🍔", "e\u0301", "\ud800", "ab\x00cd", "μ", "µ"]
+         "🍕🍔", "e\u0301", "\ud800", "ab\x00cd", "μ", "µ", "㍿", "ﷺ", "㍿ﷺ㍿"]
 SEPARATORS = [" ", "  ", ", ", "-", "\n", "\u3000", "!"]
 
 
@@ -99,6 +100,14 @@ def test_switched_off_or_declined_the_numpy_path_answers():
     with mock.patch.object(native, "_jaccard_join", return_value=None) as join:
         assert _summary(dedupe_indexed(items, [], 0.8)) == expected
     assert join.call_count == 1
+
+
+def test_texts_that_nfkc_expands_into_many_words():
+    # One character can become four words ("\ufdfa"): the C side sizes its buffers by the normalised form.
+    texts = ["\ufdfa" * 400, "\u337f" * 300 + " tail", "\ufdfa" * 399 + " x", "plain ascii words here"]
+    items = [Item(f"t{k}", t, 1.0 - k / 10, 1) for k, t in enumerate(texts)]
+    fast, slow = _both(items, [], 0.8)
+    assert fast == slow == _summary(dedupe_pairwise(items, [], 0.8)) and fast[1] == {"t2": "t0"}
 
 
 def test_bad_text_is_a_type_error_naming_the_text():

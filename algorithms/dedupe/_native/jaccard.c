@@ -510,8 +510,8 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     Py_buffer order_view = {0};
     sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), normalise, char_class,
                    NULL};
-    vec codes = {0}, hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
-    codes.size = 8; hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
+    vec hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
+    hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
     int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
     int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
     uint8_t *table = NULL, *active = NULL;
@@ -531,39 +531,44 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     double stamp_ = now_();
 #endif
 
-    /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once: an ASCII text has at
-     * most (length + 1) / 2 words, another at most one per character) */
+    /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once for the ASCII texts: at
+     * most (length + 1) / 2 words each) */
     {
         size_t bound = 0;
         for (Py_ssize_t t = 0; t < n; t++) {
             PyObject *u = PyList_GET_ITEM(texts, t);
             Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
-            bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : len + 1);
+            bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
         }
         if (vec_reserve(&hs, bound)) { PyErr_NoMemory(); goto done; }
     }
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
-        if (vec_reserve(&codes, (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
-        uint64_t *wc = codes.p;
+        /* Each trigram's hash is written as its last word is read. The room for an ASCII text was reserved
+         * above; a word form can be longer than its text (NFKC expands some characters), so its room is
+         * reserved here: its words are at most (bytes + 1) / 2. */
+        if (!fold && vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
+        uint32_t *h = (uint32_t *)hs.p + hs.n;
+        uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
         Py_ssize_t nw = 0;
-        FOR_EACH_WORD(p, len, s, wl, { wc[nw++] = wl <= 8 ? short_code(p, s, wl, len, fold) : filter_code(p + s, wl, fold); });
+        FOR_EACH_WORD(p, len, s, wl, {
+            uint64_t c = wl <= 8 ? short_code(p, s, wl, len, fold) : filter_code(p + s, wl, fold);
+            if (nw >= 2) h[nw - 2] = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
+            else if (nw == 0) first = c;
+            else second = c;
+            prev2 = prev1;
+            prev1 = c;
+            nw++;
+        });
         if (nw == 0) {
             if (set_empty(texts, &src, t, empty_key)) goto done;
-            wc[0] = hash_bytes((const uint8_t *)PyBytes_AS_STRING(src.forms[t]),
+            first = hash_bytes((const uint8_t *)PyBytes_AS_STRING(src.forms[t]),
                                PyBytes_GET_SIZE(src.forms[t]), 0) | 1ULL;
             nw = 1;
         }
         Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
-        if (vec_reserve(&hs, hs.n + (size_t)m)) { PyErr_NoMemory(); goto done; }
-        uint32_t *h = (uint32_t *)hs.p + hs.n;
-        if (nw >= 3) {
-            for (Py_ssize_t j = 0; j < m; j++)
-                h[j] = (uint32_t)(((wc[j] * K0 ^ wc[j + 1] * K1 ^ wc[j + 2] * K2) * K4) >> 32);
-        } else {
-            h[0] = (uint32_t)(finish(wc[0] * K3 ^ (nw == 2 ? wc[1] : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
-        }
+        if (nw < 3) h[0] = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
         hs.n += (size_t)m;
         occ[t] = m;
         hs_end[t] = (int64_t)hs.n;
@@ -793,7 +798,7 @@ done:
     Py_XDECREF(order_obj);
     if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
     free(src.forms); free(src.empty); free(src.bmp);
-    free(codes.p); free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
+    free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
     free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
     free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
