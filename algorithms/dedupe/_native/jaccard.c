@@ -216,6 +216,9 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
         PyErr_Format(PyExc_TypeError, "text %zd is not a str", t);
         return -1;
     }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0) return -1;  /* a legacy string's canonical form (always there from 3.12) */
+#endif
     if (PyUnicode_IS_ASCII(s)) {
         *p = (const uint8_t *)PyUnicode_DATA(s);
         *n = PyUnicode_GET_LENGTH(s);
