@@ -33,7 +33,7 @@ def test_each_join_path_equals_pairwise(path, case):
     candidates, pinned = _split(items)
     compiled, per_text, base = PATHS[path]
     with mock.patch.object(exact, "_PAIRS_PER_TEXT", per_text), mock.patch.object(exact, "_PAIRS_BASE", base), \
-            mock.patch.object(exact, "_COMPILED", compiled):
+            mock.patch.object(exact, "_COMPILED", compiled), mock.patch.object(exact, "_NATIVE", False):
         got = _summary(dedupe_indexed(candidates, pinned, threshold))
     assert got == _summary(dedupe_pairwise(candidates, pinned, threshold))
 
@@ -44,7 +44,7 @@ def test_paths_agree_on_planted_near_copies(threshold):
     results = []
     for compiled, per_text, base in PATHS.values():
         with mock.patch.object(exact, "_PAIRS_PER_TEXT", per_text), mock.patch.object(exact, "_PAIRS_BASE", base), \
-                mock.patch.object(exact, "_COMPILED", compiled):
+                mock.patch.object(exact, "_COMPILED", compiled), mock.patch.object(exact, "_NATIVE", False):
             results.append(_summary(dedupe_indexed(items, [], threshold)))
     assert results[0] == results[1] == results[2] and results[0][1]  # same answer, and duplicates were found
 

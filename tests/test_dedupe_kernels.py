@@ -13,14 +13,14 @@ from test_dedupe import _summary
 
 
 def _forced(compiled: bool):
-    """The anchor loop on every batch (no pair budget), compiled or in Python."""
+    """The numpy path's anchor loop on every batch (no pair budget), compiled or in Python."""
     return (mock.patch.object(exact, "_PAIRS_PER_TEXT", 0), mock.patch.object(exact, "_PAIRS_BASE", -1),
-            mock.patch.object(exact, "_COMPILED", compiled))
+            mock.patch.object(exact, "_COMPILED", compiled), mock.patch.object(exact, "_NATIVE", False))
 
 
 def _run(items, pinned, threshold, compiled):
-    a, b, c = _forced(compiled)
-    with a, b, c:
+    a, b, c, d = _forced(compiled)
+    with a, b, c, d:
         return _summary(dedupe_indexed(items, pinned, threshold))
 
 

@@ -27,7 +27,7 @@ def test_join_with_every_large_batch_branch_equals_pairwise(case, block):
     candidates = [it for it in items if not it.pinned]
     pinned = [it for it in items if it.pinned]
     with mock.patch.object(shingle_ids, "_COUNTING_SORT_MIN", 0), mock.patch.object(filter, "_HASH_BLOCK", block), \
-            mock.patch.object(exact, "_COMPILED", False):  # the numpy path's branches
+            mock.patch.object(exact, "_COMPILED", False), mock.patch.object(exact, "_NATIVE", False):  # the numpy path's branches
         got = _summary(dedupe_indexed(candidates, pinned, threshold))
     assert got == _summary(dedupe_pairwise(candidates, pinned, threshold))
 

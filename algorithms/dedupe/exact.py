@@ -50,6 +50,7 @@ from ..items import Item
 from .anchors import join_anchors
 from .batch import candidate_pairs, resolve_partners, shared_counts
 from .filter import PREFIX_SLACK, may_match, prefix_lengths
+from .native import native_available, native_decide
 from .shingle_ids import dense_ids, distinct_shingles, exact_shingle_codes, shared_ranks  # noqa: F401 (re-exported)
 from .rule import DedupeMethod, DedupeResult, absorb_all, dedupe_order, visiting_order
 from .tokenise import word_codes
@@ -65,6 +66,9 @@ _PAIRS_BASE = 4096
 # The anchor loop runs compiled (`kernels.anchor_loop`); off, the Python loop of `anchors.join_anchors`
 # (the same answers; the tests run both).
 _COMPILED = True
+# The C join (`native`) answers first where it is built; off, this module's numpy path (the same answers;
+# the tests of the numpy path's branches switch it off).
+_NATIVE = True
 
 
 def _prefix_entries(sizes: np.ndarray, unshared: np.ndarray, flat: np.ndarray, bounds: np.ndarray,
@@ -168,6 +172,10 @@ def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float
     """
     if not candidates:
         return np.zeros(0, dtype=bool), {}
+    if _NATIVE and native_available():
+        found = native_decide(candidates, anchors_first, threshold)
+        if found is not None:
+            return found
     n_pinned = len(anchors_first)
     # (A copy of the candidates list touches every item: only made when there are pinned ones.)
     inputs = anchors_first + candidates if anchors_first else candidates

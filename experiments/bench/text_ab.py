@@ -62,6 +62,14 @@ def read_bandwidth(mib: int = 256, passes: int = 5) -> float:
     return arr.nbytes / best
 
 
+def _load_average() -> str:
+    """The load averages, printed beside the figures: on a shared machine they say how busy it was."""
+    try:
+        return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    except (AttributeError, OSError):  # not on every platform
+        return "n/a"
+
+
 def _child(python: str, pythonpath: str | None, data: Path) -> subprocess.Popen:
     env = dict(os.environ, NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
     if pythonpath:
@@ -102,6 +110,7 @@ def speed_table(against: str, sizes=(1_000, 10_000, 100_000), rounds: int = 5,
         sets["realistic", n] = realistic_candidates(n, seed=3)
         sets["easy", n] = random_candidates(n, seed=3)
     text_bytes = {key: sum(len(it.text.encode("utf-8", "surrogatepass")) for it in v) for key, v in sets.items()}
+    load_before = _load_average()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "sets.pkl"
         with open(data, "wb") as fh:
@@ -132,6 +141,7 @@ def speed_table(against: str, sizes=(1_000, 10_000, 100_000), rounds: int = 5,
         lines.append(f"{w:>9} {int(n):>7,} {d:>6} | {nc * 1e3:10.1f} {oc * 1e3:10.1f} {oc / nc:6.1f}x | "
                      f"{nw * 1e3:11.1f} {ow * 1e3:11.1f} {ow / nw:6.1f}x")
     bandwidth = read_bandwidth()
+    lines.append(f"machine load average (1 / 5 / 15 min): {load_before} before the rounds, {_load_average()} after")
     for w in ("realistic", "easy"):
         if 10_000 in sizes and 100_000 in sizes:
             growth = {s: med[s, f"{w} 100000 on"][0] / med[s, f"{w} 10000 on"][0] for s in sides}

@@ -1,0 +1,825 @@
+/* The "jaccard" join in one pass over the texts' bytes: tokenise, counting filter, exact prefix join.
+ *
+ * Built by the package's own setup.py as packbench.algorithms.dedupe._jaccard_native (optional: without
+ * a compiler the numpy path of exact.py runs, with the same answers). See docs/dedupe-speed.md.
+ *
+ * jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None
+ *
+ *   texts      list of str, the pinned ones first, in input order.
+ *   normalise  callable(str) -> str: NFKC then case folding (tokenise.normalise), for non-ASCII texts.
+ *   char_class callable(str) -> str: a character's class in the word rule (tokenise._char_class: W letter
+ *              or digit, M combining mark, S a word by itself, space otherwise); asked once per character.
+ *   empty_key  callable(str) -> bytes: the signature of a text without words (NUL first, never a word).
+ *   join_order callable(bytes) -> int64 buffer: given the active mask (one byte per text), the active
+ *              texts' positions in join order (active pinned ones first, in input order, then the active
+ *              candidates in visiting order).
+ *
+ * Returns the partner per join position as int64 bytes (-1: kept; else the join position of the first
+ * anchor it matches), or None when the vocabulary is too large for packed trigram keys (the caller then
+ * runs the numpy path).
+ *
+ * Stages (none can change the answer):
+ *  A. Every text is tokenised by the byte rule of tokenise.py (ASCII letters and digits lower-cased, and
+ *     every byte >= 0x80 of the UTF-8 word form of a non-ASCII text, are word bytes); a word of up to 8
+ *     bytes is its own 64-bit code, a longer one a hash of its bytes. Each shingle occurrence's 32-bit
+ *     hash is counted by radix partition (a cache-sized table of about 4 slots per entry per partition);
+ *     a slot hit once holds a shingle found once in the whole batch.
+ *  B. A text whose shingles seen once in the whole batch number at least its prefix length
+ *     s - ceil(t s) + 1 (s bounded by its shingle occurrences) shares at most ceil(t s) - 1 shingles with
+ *     any text: it matches none and is left out (it is kept and absorbs nothing).
+ *  C. The active texts, in join order, are tokenised again with exact word ids (interned bytes), so a
+ *     trigram key (three 21-bit ids) is one-to-one with the shingle; each text's keys are made distinct.
+ *     A second count table over the active texts' keys orders the shingles by (count, slot, key), a total
+ *     order that depends on the shingle alone: any two texts with Jaccard >= t share a shingle among the
+ *     first s - ceil(t s) + 1 of each (their prefixes). A text indexes its prefix's slots when kept; a
+ *     later text probes its prefix's slots, and verifies the anchors found in anchor order (length filter,
+ *     then the exact intersection by a set of the text's keys, divided as rule.jaccard divides): the first that
+ *     matches is its partner.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define K0 0x9E3779B97F4A7C15ULL
+#define K1 0xC2B2AE3D27D4EB4FULL
+#define K2 0x165667B19E3779F9ULL
+#define K3 0xD6E8FEB86659FD93ULL
+#define K4 0xFF51AFD7ED558CCDULL
+#define K5 0xC4CEB9FE1A85EC53ULL
+#ifdef JACCARD_TIMING
+#include <time.h>
+static double now_(void) { struct timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return ts.tv_sec + ts.tv_nsec * 1e-9; }
+#define STAMP(name) do { double t_ = now_(); fprintf(stderr, "%s %.1f ms\n", name, (t_ - stamp_) * 1e3); stamp_ = t_; } while (0)
+#else
+#define STAMP(name) do { } while (0)
+#endif
+#define ID_BITS 21
+/* Radix partitions of the counting filter: about this many entries each, counted in 2^LOCAL_BITS bytes. */
+#define PARTITION_ENTRIES 16384
+#define LOCAL_BITS 16
+#define PART(h, pb) ((pb) ? (uint32_t)(h) >> (32 - (pb)) : 0u)
+#define LOCAL(h, pb, lb) ((uint32_t)((uint32_t)(h) << (pb)) >> (32 - (lb)))
+#define MAX_IDS (1u << ID_BITS)
+
+static uint8_t WORD_BYTE[256]; /* 1 for a word byte */
+
+static inline uint64_t finish(uint64_t h) {
+    h ^= h >> 29; h *= K4; h ^= h >> 32; h *= K5; h ^= h >> 29;
+    return h;
+}
+
+static inline uint64_t load_word(const uint8_t *p, Py_ssize_t n, int fold) {
+    /* The word's bytes, little endian, lower-cased (ASCII letters only: fold is for ASCII texts). */
+    uint64_t v = 0;
+    memcpy(&v, p, (size_t)n);
+    if (fold) v |= 0x2020202020202020ULL >> (8 * (8 - n));
+    return v;
+}
+
+static inline uint64_t hash_bytes(const uint8_t *p, Py_ssize_t n, int fold) {
+    uint64_t h = (uint64_t)n * K2, v;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&v, p + i, 8);
+        if (fold) v |= 0x2020202020202020ULL;
+        h = (h ^ v) * K0;
+        h ^= h >> 31;
+    }
+    if (i < n) h = (h ^ load_word(p + i, n - i, fold)) * K1;
+    return finish(h);
+}
+
+/* A growable array. */
+typedef struct { void *p; size_t n, cap, size; } vec;
+
+/* Large arrays on huge pages where the kernel gives them on request (Linux, transparent huge pages in
+ * "madvise" mode): fresh memory costs a page fault per 4 KiB otherwise, a fifth of the join's time at
+ * 10^5 texts. Freed with free(). */
+#define HUGE_MIN ((size_t)4 << 20)
+static void *big_alloc(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= HUGE_MIN) {
+        void *p = NULL;
+        size_t rounded = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+        if (posix_memalign(&p, (size_t)2 << 20, rounded)) return NULL;
+        madvise(p, rounded, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
+static int vec_reserve(vec *v, size_t need) {
+    if (need <= v->cap) return 0;
+    size_t cap = v->cap ? v->cap : 1024;
+    while (cap < need) cap *= 2;
+    void *p = v->p ? realloc(v->p, cap * v->size) : big_alloc(cap * v->size);
+    if (!p) return -1;
+    v->p = p; v->cap = cap;
+    return 0;
+}
+
+
+/* What stage A/C read of a text: its bytes, whether they need folding. */
+typedef struct {
+    PyObject **forms;   /* per text: NULL (ASCII, read in place), or the bytes read instead (owned) */
+    uint8_t *empty;     /* per text: 1 if the text has no words (forms holds its signature key) */
+    PyObject *normalise, *char_class;  /* tokenise.normalise, and a character's class in the word rule */
+    char *bmp;          /* class per BMP character, filled on first sight (0: not yet asked) */
+} sources;
+
+static int class_of(sources *src, Py_UCS4 ch, char *out) {
+    if (!src->bmp && !(src->bmp = calloc(0x10000, 1))) { PyErr_NoMemory(); return -1; }  /* on first use */
+    if (ch < 0x10000 && src->bmp[ch]) { *out = src->bmp[ch]; return 0; }
+    PyObject *u = PyUnicode_FromOrdinal((int)ch);
+    if (!u) return -1;
+    PyObject *r = PyObject_CallOneArg(src->char_class, u);
+    Py_DECREF(u);
+    if (!r) return -1;
+    if (!PyUnicode_Check(r) || PyUnicode_GET_LENGTH(r) != 1) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_TypeError, "char_class must return one character");
+        return -1;
+    }
+    *out = (char)PyUnicode_READ_CHAR(r, 0);
+    Py_DECREF(r);
+    if (ch < 0x10000) src->bmp[ch] = *out;
+    return 0;
+}
+
+/* A non-ASCII text's words joined by spaces, UTF-8 (surrogates as three bytes, as "surrogatepass"): its
+ * normalised form's characters classed W (letter/digit), M (combining mark), S (a word by itself) or a
+ * space, and words the runs "SM*" and "W[WM]*" (tokenise._TOKEN). */
+static PyObject *unicode_words(sources *src, PyObject *text) {
+    PyObject *norm = PyObject_CallOneArg(src->normalise, text);
+    if (!norm) return NULL;
+    if (!PyUnicode_Check(norm)) {
+        Py_DECREF(norm);
+        PyErr_SetString(PyExc_TypeError, "normalise must return a str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(norm), o = 0, i = 0;
+    int kind = PyUnicode_KIND(norm);
+    const void *data = PyUnicode_DATA(norm);
+    char *c = malloc((size_t)n + 1);
+    if (!c) { Py_DECREF(norm); return PyErr_NoMemory(); }
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (class_of(src, PyUnicode_READ(kind, data, j), c + j)) { free(c); Py_DECREF(norm); return NULL; }
+    PyObject *pair = norm;  /* released below, as the classes are */
+    uint8_t *out = malloc((size_t)n * 5 + 1);
+    if (!out) { free(c); Py_DECREF(pair); return PyErr_NoMemory(); }
+    while (i < n) {
+        char k = c[i];
+        if (k != 'W' && k != 'S') { i++; continue; }
+        Py_ssize_t start = i++;
+        while (i < n && (c[i] == 'M' || (k == 'W' && c[i] == 'W'))) i++;
+        if (o) out[o++] = ' ';
+        for (Py_ssize_t j = start; j < i; j++) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+            if (ch < 0x80) out[o++] = (uint8_t)ch;
+            else if (ch < 0x800) { out[o++] = (uint8_t)(0xC0 | ch >> 6); out[o++] = (uint8_t)(0x80 | (ch & 0x3F)); }
+            else if (ch < 0x10000) {
+                out[o++] = (uint8_t)(0xE0 | ch >> 12); out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F));
+                out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+            } else {
+                out[o++] = (uint8_t)(0xF0 | ch >> 18); out[o++] = (uint8_t)(0x80 | (ch >> 12 & 0x3F));
+                out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F)); out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+            }
+        }
+    }
+    Py_DECREF(pair);
+    free(c);
+    PyObject *b = PyBytes_FromStringAndSize((const char *)out, o);
+    free(out);
+    return b;
+}
+
+static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
+                      const uint8_t **p, Py_ssize_t *n, int *fold) {
+    if (src->forms[t]) {
+        *p = (const uint8_t *)PyBytes_AS_STRING(src->forms[t]);
+        *n = PyBytes_GET_SIZE(src->forms[t]);
+        *fold = 0;
+        return 0;
+    }
+    PyObject *s = PyList_GET_ITEM(texts, t);
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "text %zd is not a str", t);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0) return -1;  /* a legacy string's canonical form (always there from 3.12) */
+#endif
+    if (PyUnicode_IS_ASCII(s)) {
+        *p = (const uint8_t *)PyUnicode_DATA(s);
+        *n = PyUnicode_GET_LENGTH(s);
+        *fold = 1;
+        return 0;
+    }
+    PyObject *b = unicode_words(src, s);
+    if (!b) return -1;
+    src->forms[t] = b;
+    *p = (const uint8_t *)PyBytes_AS_STRING(b);
+    *n = PyBytes_GET_SIZE(b);
+    *fold = 0;
+    return 0;
+}
+
+static int set_empty(PyObject *texts, sources *src, Py_ssize_t t, PyObject *empty_key) {
+    PyObject *key = PyObject_CallOneArg(empty_key, PyList_GET_ITEM(texts, t));
+    if (!key) return -1;
+    if (!PyBytes_Check(key)) {
+        Py_DECREF(key);
+        PyErr_SetString(PyExc_TypeError, "empty_key must return bytes");
+        return -1;
+    }
+    Py_XDECREF(src->forms[t]);
+    src->forms[t] = key;
+    src->empty[t] = 1;
+    return 0;
+}
+
+static inline int ctz32(uint32_t x) {
+#if defined(_MSC_VER)
+    unsigned long k;
+    _BitScanForward(&k, x);
+    return (int)k;
+#else
+    return __builtin_ctz(x);
+#endif
+}
+
+/* One bit per byte of p[b:b+16) (those before n): set for a word byte (as WORD_BYTE says). */
+static inline uint32_t word_mask(const uint8_t *p, Py_ssize_t b, Py_ssize_t n) {
+#ifdef __SSE2__
+    if (b + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + b));
+        /* ASCII letters: (v | 0x20) - 'a' below 26; digits: v - '0' below 10; bytes >= 0x80 */
+        __m128i x = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+        __m128i alpha = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(25)), x);
+        __m128i y = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+        __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(y, _mm_set1_epi8(9)), y);
+        __m128i high = _mm_cmplt_epi8(v, _mm_setzero_si128());
+        return (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(alpha, digit), high));
+    }
+#endif
+    uint32_t m = 0;
+    Py_ssize_t e = n - b < 16 ? n - b : 16;
+    for (Py_ssize_t k = 0; k < e; k++) m |= (uint32_t)WORD_BYTE[p[b + k]] << k;
+    return m;
+}
+
+/* Runs BODY for every word of bytes p[0:n), with START and LEN its span: the word bytes' runs, found 16
+ * bytes at a time from the edges of the mask (a branch per edge, not one per byte). */
+#define FOR_EACH_WORD(p, n, START, LEN, BODY)                                          \
+    do {                                                                               \
+        Py_ssize_t w0_ = -1;                                                           \
+        for (Py_ssize_t b_ = 0; b_ < (n); b_ += 16) {                                  \
+            uint32_t m_ = word_mask((p), b_, (n));                                     \
+            uint32_t e_ = (m_ ^ ((m_ << 1) | (uint32_t)(w0_ >= 0))) & 0xFFFFu;         \
+            while (e_) {                                                               \
+                Py_ssize_t at_ = b_ + ctz32(e_);                                       \
+                e_ &= e_ - 1;                                                          \
+                if (w0_ < 0) { w0_ = at_; continue; }                                  \
+                Py_ssize_t START = w0_, LEN = at_ - w0_;                               \
+                w0_ = -1;                                                              \
+                BODY                                                                   \
+            }                                                                          \
+        }                                                                              \
+        if (w0_ >= 0) { Py_ssize_t START = w0_, LEN = (n) - w0_; BODY }                \
+    } while (0)
+
+/* A short word's code where 8 bytes can be read from its start (p[0:n) the text). */
+static inline uint64_t short_code(const uint8_t *p, Py_ssize_t start, Py_ssize_t len, Py_ssize_t n, int fold) {
+    if (start + 8 > n) return load_word(p + start, len, fold);
+    uint64_t v;
+    memcpy(&v, p + start, 8);
+    v &= ~0ULL >> (8 * (8 - len));
+    if (fold) v |= 0x2020202020202020ULL >> (8 * (8 - len));
+    return v;
+}
+
+static inline uint64_t filter_code(const uint8_t *w, Py_ssize_t len, int fold) {
+    return len <= 8 ? load_word(w, len, fold) : hash_bytes(w, len, fold) | 1ULL;
+}
+
+static inline int64_t prefix_length(int64_t size, double threshold, double slack) {
+    double need = ceil(threshold * (double)size * (1.0 - slack));
+    if (need < 1.0) need = 1.0;
+    int64_t k = (int64_t)need;
+    return size - (k < size ? k : size) + 1;
+}
+
+/* ---- exact word ids: an open-addressing table per kind (short words by code, long ones by bytes) ---- */
+typedef struct {
+    uint64_t *keys; uint32_t *ids; size_t mask, used;
+    /* long words: bytes kept in an arena */
+    size_t *at; uint32_t *len; vec arena;
+} intern;
+
+static int intern_init(intern *tb, size_t slots, int with_bytes) {
+    memset(tb, 0, sizeof *tb);
+    tb->keys = calloc(slots, sizeof(uint64_t));
+    tb->ids = malloc(slots * sizeof(uint32_t));
+    tb->mask = slots - 1;
+    tb->arena.size = 1;
+    if (with_bytes) {
+        tb->at = malloc(slots * sizeof(size_t));
+        tb->len = malloc(slots * sizeof(uint32_t));
+    }
+    return (tb->keys && tb->ids && (!with_bytes || (tb->at && tb->len))) ? 0 : -1;
+}
+
+static void intern_free(intern *tb) {
+    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len); free(tb->arena.p);
+}
+
+static int intern_grow(intern *tb) {
+    size_t old = tb->mask + 1, slots = old * 2;
+    uint64_t *keys = calloc(slots, sizeof(uint64_t));
+    uint32_t *ids = malloc(slots * sizeof(uint32_t));
+    size_t *at = tb->at ? malloc(slots * sizeof(size_t)) : NULL;
+    uint32_t *len = tb->at ? malloc(slots * sizeof(uint32_t)) : NULL;
+    if (!keys || !ids || (tb->at && (!at || !len))) { free(keys); free(ids); free(at); free(len); return -1; }
+    for (size_t s = 0; s < old; s++) {
+        if (!tb->keys[s]) continue;
+        size_t j = (size_t)(finish(tb->keys[s]) & (slots - 1));
+        while (keys[j]) j = (j + 1) & (slots - 1);
+        keys[j] = tb->keys[s]; ids[j] = tb->ids[s];
+        if (at) { at[j] = tb->at[s]; len[j] = tb->len[s]; }
+    }
+    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len);
+    tb->keys = keys; tb->ids = ids; tb->at = at; tb->len = len; tb->mask = slots - 1;
+    return 0;
+}
+
+/* Short word: its nonzero code is the key. Returns the id, or UINT32_MAX on memory failure. */
+static inline uint32_t intern_short(intern *tb, uint64_t code, uint32_t *next_id) {
+    size_t j = (size_t)(finish(code) & tb->mask);
+    for (;;) {
+        uint64_t k = tb->keys[j];
+        if (k == code) return tb->ids[j];
+        if (!k) break;
+        j = (j + 1) & tb->mask;
+    }
+    tb->keys[j] = code; tb->ids[j] = (*next_id)++;
+    uint32_t id = tb->ids[j];
+    if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
+    return id;
+}
+
+/* Long word (bytes already folded): the key is a nonzero hash, verified against the kept bytes. */
+static uint32_t intern_long(intern *tb, const uint8_t *w, Py_ssize_t n, uint32_t *next_id) {
+    uint64_t h = hash_bytes(w, n, 0) | 1ULL;
+    size_t j = (size_t)(finish(h) & tb->mask);
+    for (;;) {
+        uint64_t k = tb->keys[j];
+        if (!k) break;
+        if (k == h && tb->len[j] == (uint32_t)n && !memcmp((uint8_t *)tb->arena.p + tb->at[j], w, (size_t)n))
+            return tb->ids[j];
+        j = (j + 1) & tb->mask;
+    }
+    if (vec_reserve(&tb->arena, tb->arena.n + (size_t)n)) return UINT32_MAX;
+    memcpy((uint8_t *)tb->arena.p + tb->arena.n, w, (size_t)n);
+    tb->keys[j] = h; tb->ids[j] = (*next_id)++; tb->at[j] = tb->arena.n; tb->len[j] = (uint32_t)n;
+    tb->arena.n += (size_t)n;
+    uint32_t id = tb->ids[j];
+    if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
+    return id;
+}
+
+/* ---- small sorts (inlined comparisons) ---- */
+/* Hoare partition of a[0:n) (n > 2) around the median of three: returns j with a[0..j] <= a[j+1..n-1]. */
+static inline Py_ssize_t partition_u64(uint64_t *a, Py_ssize_t n) {
+    uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
+    uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    Py_ssize_t i = 0, j = n - 1;
+    for (;;) {
+        while (a[i] < piv) i++;
+        while (a[j] > piv) j--;
+        if (i >= j) return j;
+        uint64_t t = a[i]; a[i] = a[j]; a[j] = t;
+        i++; j--;
+    }
+}
+
+static void sort_u64(uint64_t *a, Py_ssize_t n) {
+    while (n > 16) {
+        Py_ssize_t j = partition_u64(a, n);
+        /* recurse on the smaller side, loop on the larger */
+        if (j + 1 < n - (j + 1)) { sort_u64(a, j + 1); a += j + 1; n -= j + 1; }
+        else { sort_u64(a + j + 1, n - (j + 1)); n = j + 1; }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        uint64_t v = a[i]; Py_ssize_t j = i;
+        while (j > 0 && a[j - 1] > v) { a[j] = a[j - 1]; j--; }
+        a[j] = v;
+    }
+}
+
+static size_t pow2_at_least(size_t n) {
+    size_t p = 1024;
+    while (p < n) p *= 2;
+    return p;
+}
+
+/* A scratch set of 64-bit keys, emptied in O(1) by a generation stamp (one text's shingles at a time). */
+typedef struct { uint64_t *keys; uint32_t *gen; size_t mask; uint32_t now; } keyset;
+
+static int keyset_open(keyset *ks, Py_ssize_t n) {  /* an empty set with room for n keys */
+    size_t want = pow2_at_least((size_t)n * 2 + 2);
+    if (want > ks->mask + 1 || !ks->keys) {
+        free(ks->keys); free(ks->gen);
+        ks->keys = malloc(want * sizeof(uint64_t));
+        ks->gen = calloc(want, sizeof(uint32_t));
+        ks->mask = want - 1;
+        ks->now = 0;
+        if (!ks->keys || !ks->gen) return -1;
+    }
+    ks->now++;
+    return 0;
+}
+
+static inline int keyset_add(keyset *ks, uint64_t key) {  /* 1 if added, 0 if already there */
+    size_t j = (size_t)(finish(key) & ks->mask);
+    while (ks->gen[j] == ks->now) {
+        if (ks->keys[j] == key) return 0;
+        j = (j + 1) & ks->mask;
+    }
+    ks->gen[j] = ks->now;
+    ks->keys[j] = key;
+    return 1;
+}
+
+static inline int keyset_has(const keyset *ks, uint64_t key) {
+    size_t j = (size_t)(finish(key) & ks->mask);
+    while (ks->gen[j] == ks->now) {
+        if (ks->keys[j] == key) return 1;
+        j = (j + 1) & ks->mask;
+    }
+    return 0;
+}
+
+/* Puts the k smallest of a[0:n) first (in no particular order). */
+static void select_u64(uint64_t *a, Py_ssize_t n, Py_ssize_t k) {
+    Py_ssize_t lo = 0, hi = n - 1;
+    if (k >= n) return;
+    while (hi - lo >= 16) {
+        Py_ssize_t j = lo + partition_u64(a + lo, hi - lo + 1);  /* a[lo..j] <= a[j+1..hi] */
+        if (k - 1 <= j) hi = j;
+        else lo = j + 1;
+    }
+    sort_u64(a + lo, hi - lo + 1);
+}
+
+static void sort_i32(int32_t *a, Py_ssize_t n) {
+    if (n > 32) {
+        /* few candidates is the rule: a shell sort otherwise */
+        for (Py_ssize_t gap = n / 2; gap > 0; gap /= 2)
+            for (Py_ssize_t i = gap; i < n; i++) {
+                int32_t v = a[i]; Py_ssize_t j = i;
+                while (j >= gap && a[j - gap] > v) { a[j] = a[j - gap]; j -= gap; }
+                a[j] = v;
+            }
+        return;
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        int32_t v = a[i]; Py_ssize_t j = i;
+        while (j > 0 && a[j - 1] > v) { a[j] = a[j - 1]; j--; }
+        a[j] = v;
+    }
+}
+
+
+/* ---- the join ---- */
+static PyObject *jaccard_join(PyObject *self, PyObject *args) {
+    PyObject *texts, *normalise, *char_class, *empty_key, *join_order;
+    Py_ssize_t n_pinned;
+    double threshold, slack;
+    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &normalise,
+                          &char_class, &empty_key, &join_order))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    PyObject *result = NULL, *order_obj = NULL;
+    Py_buffer order_view = {0};
+    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), normalise, char_class,
+                   NULL};
+    vec hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
+    hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
+    int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
+    int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
+    uint8_t *table = NULL, *active = NULL;
+    uint32_t *once = NULL;
+    uint64_t *entries = NULL;
+    size_t *poffs = NULL;
+    intern shorts = {0}, longs = {0};
+    keyset kset = {0};
+    int interned = 0;
+    int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL;
+    int32_t *head = NULL, *ent = NULL, *nxt = NULL, *seen = NULL, *cands = NULL;
+    uint32_t *pslot = NULL, *kslot = NULL;
+    uint16_t *cnt = NULL;
+    if (!src.forms || !src.empty || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
+    if (n >= INT32_MAX) { result = Py_None; Py_INCREF(result); goto done; }  /* text ids are 32-bit here */
+#ifdef JACCARD_TIMING
+    double stamp_ = now_();
+#endif
+
+    /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once for the ASCII texts: at
+     * most (length + 1) / 2 words each) */
+    {
+        size_t bound = 0;
+        for (Py_ssize_t t = 0; t < n; t++) {
+            PyObject *u = PyList_GET_ITEM(texts, t);
+            Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
+            bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
+        }
+        if (vec_reserve(&hs, bound)) { PyErr_NoMemory(); goto done; }
+    }
+    for (Py_ssize_t t = 0; t < n; t++) {
+        const uint8_t *p; Py_ssize_t len; int fold;
+        if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
+        /* Each trigram's hash is written as its last word is read. The room for an ASCII text was reserved
+         * above; a word form can be longer than its text (NFKC expands some characters), so its room is
+         * reserved here: its words are at most (bytes + 1) / 2. */
+        if (!fold && vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
+        uint32_t *h = (uint32_t *)hs.p + hs.n;
+        uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
+        Py_ssize_t nw = 0;
+        FOR_EACH_WORD(p, len, s, wl, {
+            uint64_t c = wl <= 8 ? short_code(p, s, wl, len, fold) : filter_code(p + s, wl, fold);
+            if (nw >= 2) h[nw - 2] = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
+            else if (nw == 0) first = c;
+            else second = c;
+            prev2 = prev1;
+            prev1 = c;
+            nw++;
+        });
+        if (nw == 0) {
+            if (set_empty(texts, &src, t, empty_key)) goto done;
+            first = hash_bytes((const uint8_t *)PyBytes_AS_STRING(src.forms[t]),
+                               PyBytes_GET_SIZE(src.forms[t]), 0) | 1ULL;
+            nw = 1;
+        }
+        Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
+        if (nw < 3) h[0] = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
+        hs.n += (size_t)m;
+        occ[t] = m;
+        hs_end[t] = (int64_t)hs.n;
+    }
+    STAMP("A tokenise+hash");
+    /* Counted by radix partitions: the hashes are scattered by their top bits with their text, then each
+     * partition is counted in a small table that stays in cache (about four slots per entry), so no
+     * access goes to a table the size of the batch. */
+    active = malloc((size_t)n + 1);
+    once = calloc((size_t)n + 1, sizeof(uint32_t));
+    if (!active || !once) { PyErr_NoMemory(); goto done; }
+    {
+        size_t total = hs.n;
+        int pb = 0, lb = LOCAL_BITS;
+        while ((total >> pb) > PARTITION_ENTRIES && pb < 20) pb++;
+        if (pb + lb > 32) lb = 32 - pb;
+        size_t parts = (size_t)1 << pb;
+        const uint32_t *h = hs.p;
+        poffs = calloc(parts + 1, sizeof(size_t));
+        entries = big_alloc((total + 1) * sizeof(uint64_t));
+        table = malloc((size_t)1 << lb);
+        if (!poffs || !entries || !table) { PyErr_NoMemory(); goto done; }
+        for (size_t j = 0; j < total; j++) poffs[PART(h[j], pb) + 1]++;
+        for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
+        {
+            size_t j = 0;
+            for (Py_ssize_t t = 0; t < n; t++)
+                for (; j < (size_t)hs_end[t]; j++) entries[poffs[PART(h[j], pb)]++] = (uint64_t)h[j] << 32 | (uint64_t)t;
+        }
+        /* poffs[q] is now the end of partition q */
+        size_t lo = 0;
+        for (size_t q = 0; q < parts; q++) {
+            size_t hi = poffs[q];
+            memset(table, 0, (size_t)1 << lb);
+            for (size_t j = lo; j < hi; j++) {
+                uint32_t s = LOCAL(entries[j] >> 32, pb, lb);
+                table[s] += table[s] < 2;
+            }
+            for (size_t j = lo; j < hi; j++)
+                once[(uint32_t)entries[j]] += table[LOCAL(entries[j] >> 32, pb, lb)] == 1;
+            lo = hi;
+        }
+    }
+    /* B. the texts proven unable to match anything */
+    for (Py_ssize_t t = 0; t < n; t++) active[t] = (int64_t)once[t] < prefix_length(occ[t], threshold, slack);
+    STAMP("A count + B once");
+    free(table); table = NULL;
+    free(hs.p); hs.p = NULL;
+    free(entries); entries = NULL;
+
+    /* the join order, from the caller */
+    {
+        PyObject *mask = PyBytes_FromStringAndSize((const char *)active, n);
+        if (!mask) goto done;
+        order_obj = PyObject_CallOneArg(join_order, mask);
+        Py_DECREF(mask);
+        if (!order_obj || PyObject_GetBuffer(order_obj, &order_view, PyBUF_C_CONTIGUOUS)) goto done;
+    }
+    if (order_view.itemsize != 8 || order_view.len % 8) {
+        PyErr_SetString(PyExc_TypeError, "join_order must return an int64 array");
+        goto done;
+    }
+    Py_ssize_t na = order_view.len / 8, npa = 0;
+    const int64_t *order = order_view.buf;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        if (order[a] < 0 || order[a] >= n || !active[order[a]]) {
+            PyErr_SetString(PyExc_ValueError, "join_order returned a position that is not an active text");
+            goto done;
+        }
+        npa += order[a] < n_pinned;
+    }
+
+    STAMP("join order (Python)");
+    /* C. exact keys of the active texts, in join order */
+    koff = malloc(((size_t)na + 1) * sizeof(int64_t));
+    size = malloc(((size_t)na + 1) * sizeof(int64_t));
+    partner = malloc(((size_t)na + 1) * sizeof(int64_t));
+    if (!koff || !size || !partner || intern_init(&shorts, 1 << 12, 0) || intern_init(&longs, 1 << 10, 1)) {
+        PyErr_NoMemory(); goto done;
+    }
+    interned = 1;
+    {
+        size_t bound = 0;  /* the active texts' shingle occurrences */
+        for (Py_ssize_t a = 0; a < na; a++) bound += (size_t)occ[order[a]];
+        if (vec_reserve(&keys, bound)) { PyErr_NoMemory(); goto done; }
+    }
+    uint32_t next_id = 0;
+    koff[0] = 0;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        Py_ssize_t t = (Py_ssize_t)order[a];
+        const uint8_t *p; Py_ssize_t len; int fold;
+        if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
+        if (vec_reserve(&ids, (size_t)len / 2 + 2) || vec_reserve(&fold_buf, (size_t)len + 8)) {
+            PyErr_NoMemory(); goto done;
+        }
+        uint32_t *wid = ids.p;
+        Py_ssize_t nw = 0;
+        if (src.empty[t]) {
+            wid[nw++] = intern_long(&longs, p, len, &next_id);
+        } else {
+            uint8_t *fb = fold_buf.p;
+            FOR_EACH_WORD(p, len, s, wl, {
+                uint32_t id;
+                if (wl <= 8) {
+                    id = intern_short(&shorts, short_code(p, s, wl, len, fold), &next_id);
+                } else {
+                    for (Py_ssize_t q = 0; q < wl; q++) fb[q] = fold ? (uint8_t)(p[s + q] | 0x20) : p[s + q];
+                    id = intern_long(&longs, fb, wl, &next_id);
+                }
+                wid[nw++] = id;
+            });
+        }
+        for (Py_ssize_t j = 0; j < nw; j++)
+            if (wid[j] == UINT32_MAX) { PyErr_NoMemory(); goto done; }
+        if (next_id > MAX_IDS) { result = Py_None; Py_INCREF(result); goto done; }
+        Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
+        if (vec_reserve(&keys, keys.n + (size_t)m)) { PyErr_NoMemory(); goto done; }
+        uint64_t *k = (uint64_t *)keys.p + keys.n;
+        if (nw >= 3) {
+            for (Py_ssize_t j = 0; j < m; j++)
+                k[j] = (uint64_t)wid[j] << (2 * ID_BITS) | (uint64_t)wid[j + 1] << ID_BITS | wid[j + 2];
+        } else {  /* the whole tuple: above every trigram key, its length in bit 62 */
+            k[0] = 1ULL << 63 | (uint64_t)(nw - 1) << 62 | (uint64_t)wid[0] << ID_BITS | (nw == 2 ? wid[1] : 0);
+        }
+        if (keyset_open(&kset, m)) { PyErr_NoMemory(); goto done; }
+        Py_ssize_t d = 0;
+        for (Py_ssize_t j = 0; j < m; j++)
+            if (keyset_add(&kset, k[j])) k[d++] = k[j];
+        keys.n += (size_t)d;
+        size[a] = d;
+        koff[a + 1] = (int64_t)keys.n;
+    }
+    intern_free(&shorts); intern_free(&longs); interned = 0;
+
+    STAMP("C exact keys");
+    /* counts of the active texts' shingles (saturating), the prefixes' order and slots */
+    size_t cslots = pow2_at_least(keys.n);
+    int cbits = 0;
+    while (((size_t)1 << cbits) < cslots) cbits++;
+    cnt = big_alloc(cslots * sizeof(uint16_t));
+    if (cnt) memset(cnt, 0, cslots * sizeof(uint16_t));
+    pk = malloc(((size_t)na + 1) * sizeof(int64_t));
+    poff = malloc(((size_t)na + 1) * sizeof(int64_t));
+    kslot = big_alloc((keys.n + 1) * sizeof(uint32_t));
+    pslot = big_alloc((keys.n + 1) * sizeof(uint32_t));  /* a prefix is never longer than its set */
+    if (!cnt || !pk || !poff || !kslot || !pslot) { PyErr_NoMemory(); goto done; }
+    const uint64_t *K = keys.p;
+    for (size_t j = 0; j < keys.n; j++) {
+        uint32_t s = (uint32_t)(finish(K[j]) >> (64 - cbits));
+        kslot[j] = s;
+        cnt[s] += cnt[s] < UINT16_MAX;
+    }
+    int64_t total = 0;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        /* The text's shingles in (count, slot) order: those counted once (in no other active text) first;
+         * its prefix's others are the first p - u of the rest. Shingles tied on (count, slot) share the
+         * slot, so where the cut falls among them does not change the slots indexed. */
+        poff[a] = total;
+        int64_t p = prefix_length(size[a], threshold, slack), u = 0;
+        if (vec_reserve(&okeys, (size_t)size[a])) { PyErr_NoMemory(); goto done; }
+        uint64_t *o = okeys.p;
+        Py_ssize_t m = 0;
+        for (int64_t j = koff[a]; j < koff[a + 1]; j++) {
+            uint32_t c = cnt[kslot[j]];
+            if (c == 1) u++;
+            else o[m++] = (uint64_t)c << 32 | kslot[j];
+        }
+        pk[a] = u >= p ? 0 : p - u;
+        if (!pk[a]) continue;
+        select_u64(o, m, (Py_ssize_t)pk[a]);
+        for (int64_t i = 0; i < pk[a]; i++) pslot[total + i] = (uint32_t)o[i];
+        total += pk[a];
+    }
+    free(kslot); kslot = NULL;
+    free(cnt); cnt = NULL;
+
+    STAMP("C prefixes");
+    /* the anchor loop */
+    head = big_alloc(cslots * sizeof(int32_t));
+    ent = malloc(((size_t)total + 1) * sizeof(int32_t));
+    nxt = malloc(((size_t)total + 1) * sizeof(int32_t));
+    seen = malloc(((size_t)na + 1) * sizeof(int32_t));
+    cands = malloc(((size_t)na + 1) * sizeof(int32_t));
+    if (!head || !ent || !nxt || !seen || !cands) { PyErr_NoMemory(); goto done; }
+    memset(head, 0xFF, cslots * sizeof(int32_t));
+    memset(seen, 0xFF, ((size_t)na + 1) * sizeof(int32_t));
+    int32_t ne = 0;
+    for (Py_ssize_t a = 0; a < na; a++) {
+        partner[a] = -1;
+        if (!pk[a]) continue;
+        const uint32_t *ps = pslot + poff[a];
+        if (a >= npa) {
+            Py_ssize_t f = 0;
+            for (int64_t i = 0; i < pk[a]; i++)
+                for (int32_t e = head[ps[i]]; e >= 0; e = nxt[e]) {
+                    int32_t b = ent[e];
+                    if (seen[b] != (int32_t)a) { seen[b] = (int32_t)a; cands[f++] = b; }
+                }
+            sort_i32(cands, f);
+            int64_t sa = size[a];
+            int filled = 0;
+            for (Py_ssize_t c = 0; c < f; c++) {
+                int32_t b = cands[c];
+                int64_t sb = size[b];
+                if ((double)(sa < sb ? sa : sb) / (double)(sa < sb ? sb : sa) < threshold) continue;
+                if (!filled) {  /* the probing text's shingles, once it has a candidate past the length filter */
+                    if (keyset_open(&kset, sa)) { PyErr_NoMemory(); goto done; }
+                    for (int64_t i = koff[a]; i < koff[a + 1]; i++) keyset_add(&kset, K[i]);
+                    filled = 1;
+                }
+                int64_t inter = 0;
+                for (int64_t j = koff[b]; j < koff[b + 1]; j++) inter += keyset_has(&kset, K[j]);
+                if ((double)inter / (double)(sa + sb - inter) >= threshold) { partner[a] = b; break; }
+            }
+            if (partner[a] >= 0) continue;
+        }
+        for (int64_t i = 0; i < pk[a]; i++) { ent[ne] = (int32_t)a; nxt[ne] = head[ps[i]]; head[ps[i]] = ne++; }
+    }
+    STAMP("C anchor loop");
+#ifdef JACCARD_TIMING
+    fprintf(stderr, "texts %zd active %zd keys %zu prefix entries %lld\n", n, na, keys.n, (long long)total);
+#endif
+    result = PyBytes_FromStringAndSize((const char *)partner, na * 8);
+
+done:
+    if (order_view.obj) PyBuffer_Release(&order_view);
+    Py_XDECREF(order_obj);
+    if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
+    free(src.forms); free(src.empty); free(src.bmp);
+    free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
+    free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs);
+    if (interned) { intern_free(&shorts); intern_free(&longs); }
+    free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
+    free(seen); free(cands); free(pslot); free(kslot); free(cnt);
+    free(kset.keys); free(kset.gen);
+    return result;
+}
+
+static PyMethodDef METHODS[] = {
+    {"jaccard_join", jaccard_join, METH_VARARGS,
+     "jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_jaccard_native",
+                                    "The \"jaccard\" join in C (see jaccard.c).", -1, METHODS};
+
+PyMODINIT_FUNC PyInit__jaccard_native(void) {
+    for (int c = 0; c < 256; c++)
+        WORD_BYTE[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+    return PyModule_Create(&MODULE);
+}

@@ -1,0 +1,115 @@
+"""The C join of the default dedupe: built, used, equal to the definition and to its numpy fallback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sysconfig
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from packbench.algorithms import Item, pack
+from packbench.algorithms.dedupe import dedupe_indexed, dedupe_pairwise, native
+from packbench.experiments.bench.workloads import random_candidates, realistic_candidates
+from test_dedupe import _summary
+
+# ASCII words, words that fold or normalise (case, accents, ligatures, full width), scripts without
+# spaces, combining marks, emoji, a lone surrogate, characters NFKC expands into several words, and
+# separators of several kinds.
+WORDS = ["alpha", "Beta", "GAMMA", "delta9", "x", "42", "longerthaneight", "LongerThanEight", "naïve", "NAÏVE",
+         "café", "Straße", "strasse", "ﬁre", "ｆｕｌｌ", "full", "東京", "タワー", "हिन्दी", "Москва", "МОСКВА", "🍕",
+         "🍕🍔", "e\u0301", "\ud800", "ab\x00cd", "μ", "µ", "㍿", "ﷺ", "㍿ﷺ㍿"]
+SEPARATORS = [" ", "  ", ", ", "-", "\n", "\u3000", "!"]
+
+
+def _both(candidates, pinned, threshold):
+    """(C path, numpy path) answers of the default join."""
+    assert native.native_available()
+    fast = _summary(dedupe_indexed(candidates, pinned, threshold))
+    with mock.patch.dict(os.environ, {"PACKBENCH_NATIVE": "0"}):
+        slow = _summary(dedupe_indexed(candidates, pinned, threshold))
+    return fast, slow
+
+
+@st.composite
+def texts_with_copies(draw):
+    n = draw(st.integers(0, 12))
+    texts: list[str] = []
+    for _ in range(n):
+        if texts and draw(st.booleans()):
+            base = draw(st.sampled_from(texts)).split(" ")
+            cut = draw(st.integers(0, 2))
+            text = " ".join(base[cut:] + draw(st.lists(st.sampled_from(WORDS), max_size=2)))
+            if draw(st.booleans()):
+                text = text.upper()
+        else:
+            ws = draw(st.lists(st.sampled_from(WORDS), max_size=10))
+            seps = draw(st.lists(st.sampled_from(SEPARATORS), min_size=len(ws), max_size=len(ws)))
+            text = "".join(w + s for w, s in zip(ws, seps))
+        texts.append(text)
+    items = [Item(f"i{k}", t, draw(st.sampled_from([0.0, 0.5, 1.0])), 1,
+                  pinned=draw(st.booleans()) and draw(st.booleans())) for k, t in enumerate(texts)]
+    threshold = draw(st.one_of(st.sampled_from([0.3, 0.5, 0.8, 1.0]), st.floats(0.01, 1.0)))
+    return items, threshold
+
+
+@pytest.mark.skipif(shutil.which(sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC")
+                                 else "cc") is None, reason="no C compiler: the optional extension is not built")
+def test_the_extension_is_built_and_used_by_the_default_dedupe():
+    assert native.native_available()
+    items = realistic_candidates(300, seed=2)
+    with mock.patch.object(native, "_jaccard_join", wraps=native._jaccard_join) as join:
+        out = pack(items, 4096)
+    assert join.call_count == 1 and out.dropped
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts_with_copies())
+def test_c_path_equals_pairwise_and_the_numpy_path_on_ascii_and_unicode_text(case):
+    items, threshold = case
+    pinned, candidates = [it for it in items if it.pinned], [it for it in items if not it.pinned]
+    fast, slow = _both(candidates, pinned, threshold)
+    assert fast == slow == _summary(dedupe_pairwise(candidates, pinned, threshold))
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 0.95])
+def test_c_path_equals_pairwise_on_both_workloads_with_pinned_anchors(threshold):
+    for items in (realistic_candidates(400, seed=11, dup_share=0.3), random_candidates(400, seed=11)):
+        fast, slow = _both(items[4:], items[:4], threshold)
+        assert fast == slow == _summary(dedupe_pairwise(items[4:], items[:4], threshold))
+        assert fast[1]  # near-copies were found
+
+
+def test_c_path_equals_the_numpy_path_on_a_larger_realistic_batch():
+    items = realistic_candidates(20_000, seed=12)
+    fast, slow = _both(items[10:], items[:10], 0.8)
+    assert fast == slow and len(fast[1]) > 300
+
+
+def test_switched_off_or_declined_the_numpy_path_answers():
+    items = realistic_candidates(200, seed=4)
+    expected = _summary(dedupe_pairwise(items, [], 0.8))
+    with mock.patch.object(native, "_jaccard_join", side_effect=AssertionError("C path called")), \
+            mock.patch.dict(os.environ, {"PACKBENCH_NATIVE": "0"}):
+        assert not native.native_available()
+        assert _summary(dedupe_indexed(items, [], 0.8)) == expected
+    # The C side declines (None) when the vocabulary outgrows its packed trigram keys.
+    with mock.patch.object(native, "_jaccard_join", return_value=None) as join:
+        assert _summary(dedupe_indexed(items, [], 0.8)) == expected
+    assert join.call_count == 1
+
+
+def test_texts_that_nfkc_expands_into_many_words():
+    # One character can become four words ("\ufdfa"): the C side sizes its buffers by the normalised form.
+    texts = ["\ufdfa" * 400, "\u337f" * 300 + " tail", "\ufdfa" * 399 + " x", "plain ascii words here"]
+    items = [Item(f"t{k}", t, 1.0 - k / 10, 1) for k, t in enumerate(texts)]
+    fast, slow = _both(items, [], 0.8)
+    assert fast == slow == _summary(dedupe_pairwise(items, [], 0.8)) and fast[1] == {"t2": "t0"}
+
+
+def test_bad_text_is_a_type_error_naming_the_text():
+    with pytest.raises(TypeError, match="text 1"):
+        native._jaccard_join(["a b c", 5], 0, 0.8, 1e-12, str.lower, str, bytes, lambda m: None)
