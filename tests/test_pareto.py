@@ -123,6 +123,8 @@ def test_exact_without_room_for_the_dp_proves_the_optimum_on_every_path(path, ca
             mp.setattr(exact_module.Exact, "_lex_first", staticmethod(lambda *args: None))
         if path == "pareto":  # branch and bound never proves: the Pareto DP does
             mp.setattr(exact_module, "bnb_knapsack", _never_proves)
+        if path == "bnb":  # its wall-clock slice (0.05 s) must not decide the path on a busy machine
+            mp.setattr(exact_module, "_RACE_SLICE", 30.0)
         sel = Exact(max_memory_mb=64).select(prob)
     value, lex = _lex_first([tokens[k] for k in keep], [profits[k] for k in keep], room)
     assert sel.optimal is True and sel.info["canonical"] is True
