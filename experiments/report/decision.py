@@ -17,7 +17,7 @@ The rule (docs/decisions.md), using only quality columns and CPU-time classes:
 3. Among the strategies left: the lowest latency class (`latency.LATENCY_CLASSES`,
    CPU time per call in reference ms; a strategy is in a class unless surely
    above its bound), where a strategy is slower only when its class is higher
-   *and* the paired interval of its CPU-time ratio lies above `LATENCY_MARGIN`.
+   *and* the paired interval of its CPU-time ratio lies above `PAIR_MARGIN`.
 4. Then the first in the declared simplicity order (`SIMPLICITY`).
 
 No timing figure enters the text: only classes, so the decision reads the
@@ -35,10 +35,10 @@ import numpy as np
 from ..metrics import ALL_METRICS, Better
 from .domains import source_domain, strategy_domains
 from .frame import budget_sort, measured, reference_ms
-from .latency import LATENCY_CLASSES, LATENCY_MARGIN, class_text, latency_class, surely_slower
+from .latency import LATENCY_CLASSES, LATENCY_MARGIN, PAIR_MARGIN, class_text, latency_class, surely_slower
 from .stats import Interval, paired_interval
 
-__all__ = ["QUALITY", "DELTA", "MIN_INSTANCES", "LATENCY_CLASSES", "LATENCY_MARGIN", "SIMPLICITY", "Candidate",
+__all__ = ["QUALITY", "DELTA", "MIN_INSTANCES", "LATENCY_CLASSES", "LATENCY_MARGIN", "PAIR_MARGIN", "SIMPLICITY", "Candidate",
            "Decision", "decisions", "latency_class", "class_text", "rank", "simplicity", "slower", "metric_name",
            "higher"]
 
@@ -167,7 +167,7 @@ def rank(cands, metrics) -> tuple[list[tuple[str, str, tuple[str, ...]]], dict, 
 
 
 def slower(a: Candidate, b: Candidate) -> bool:
-    """Step 3's relation: `a` is in a higher latency class than `b` and surely `LATENCY_MARGIN` x slower."""
+    """Step 3's relation: `a` is in a higher latency class than `b` and surely `PAIR_MARGIN` x slower."""
     return a.latency > b.latency and surely_slower(a.cpu_ms, b.cpu_ms)
 
 

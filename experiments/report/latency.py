@@ -3,7 +3,8 @@
 Times are per-instance CPU ms per call in reference ms (`frame.reference_ms`).
 One relation serves both: `a` is surely slower than `b` when the 95%
 interval of the geometric mean of their paired ratios (`stats.ratio_interval`,
-scipy's bootstrap) lies above `LATENCY_MARGIN`; a class bound is a strategy
+scipy's bootstrap) lies above `PAIR_MARGIN`; a strategy is above a class bound when the same interval
+of its time / bound lies above `LATENCY_MARGIN`; a class bound is a strategy
 that costs the bound on every instance.
 """
 
@@ -15,14 +16,16 @@ import numpy as np
 
 from .stats import ratio_interval
 
-__all__ = ["LATENCY_CLASSES", "LATENCY_MARGIN", "latency_class", "class_text", "surely_slower"]
+__all__ = ["LATENCY_CLASSES", "LATENCY_MARGIN", "PAIR_MARGIN", "latency_class", "class_text", "surely_slower"]
 
 LATENCY_CLASSES = (0.1, 1.0, 10.0)  # upper bounds, reference ms of CPU per call; the last is "above 10 ms"
-# "Surely slower" means the 95% interval of the paired time ratio lies above this factor, both between two
-# strategies and between a strategy and a class bound. One strategy's time in reference ms moved by up to 1.25x
-# between runs (workers, load: docs/decisions.md); a ratio of two such times can move by 1.25^2 ~ 1.56x, so
-# the margin sits above that, or a close call at a bound follows the machine.
+# A class bound counts only when a strategy is surely above it by this factor (the 95% interval of its
+# time / bound). One strategy's time in reference ms moved by up to 1.25x between runs (workers, load:
+# docs/decisions.md); the margin leaves room above that, or a strategy near a bound follows the machine.
 LATENCY_MARGIN = 2.0
+# Between two strategies both times are measured, so their ratio can move by 1.25^2 ~ 1.56x: the margin for
+# "surely slower" grows in proportion (1.56 x the room above) and is rounded up.
+PAIR_MARGIN = 3.0
 
 
 def latency_class(cpu_ms) -> int:
@@ -49,8 +52,8 @@ def class_text(k: int) -> str:
 
 
 def surely_slower(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    """Whether per-instance times `a` are surely `LATENCY_MARGIN` x those of `b` (paired, same instances)."""
-    return _ratio_low(a, b) > LATENCY_MARGIN
+    """Whether per-instance times `a` are surely `PAIR_MARGIN` x those of `b` (paired, same instances)."""
+    return _ratio_low(a, b) > PAIR_MARGIN
 
 
 @functools.lru_cache(maxsize=1 << 16)

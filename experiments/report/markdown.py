@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .decision import DELTA, MIN_INSTANCES, Decision, metric_name
-from .latency import LATENCY_MARGIN, class_text
+from .latency import LATENCY_MARGIN, PAIR_MARGIN, class_text
 from .frame import budget_text, measured, strategy_parameters
 from .ship import cell_text, ship_lines, ship_settings
 from .tables import detail, markdown_table, order_table
@@ -137,7 +137,7 @@ def summary_markdown(out: Path, name: str, df, rows: Sequence[Mapping[str, Any]]
               f"cells with fewer than {MIN_INSTANCES} instances are not decided), then on CPU latency classes in "
               "reference ms (CPU time over a reference workload timed beside each call; a strategy is in a class "
               f"unless surely above its bound by {LATENCY_MARGIN:g}x, and a higher class counts only when the "
-              f"paired CPU ratio is surely above {LATENCY_MARGIN:g}x), then on "
+              f"paired CPU ratio is surely above {PAIR_MARGIN:g}x), then on "
               "the declared simplicity order. Strategies not meant for a source's domain are shown struck "
               "through with the reason. The rule: docs/decisions.md.\n")
     md += _ship_block(df, cells)
