@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,7 +27,7 @@ from packbench.algorithms.bounds import dantzig_bound
 from packbench.algorithms.dedupe import shingles, words
 from packbench.algorithms.orders import curves
 
-__all__ = ["Metric", "Better", "Aggregate", "Measured", "ALL_METRICS", "Reference", "score_ratio", "duplicate_leakage",
+__all__ = ["Metric", "Better", "Aggregate", "Measured", "ALL_METRICS", "Optimum", "score_ratio", "duplicate_leakage",
            "containment_leaks", "position_weights", "positional_utility", "answer_recall", "budget_utilisation", "certified_bound",
            "LEAK_GROUND_TRUTH", "LEAK_DETECTOR"]
 
@@ -35,36 +36,43 @@ LEAK_DETECTOR = "word5_containment>=0.8"
 
 
 @dataclass(frozen=True)
-class Reference:
-    """What the score ratio divides by.
+class Optimum:
+    """The best candidate score a run is held against: what the score ratio divides by.
 
     Attributes:
-        value: Optimal candidate score (``exact``) or a certified upper bound on it.
-        exact: True when `value` is a proven optimum.
-        source: Where it came from, e.g. ``"exact_dp"`` or ``"dantzig_bound"``.
+        value: The optimal candidate score when `proven`, else a certified upper bound on it.
+        proven: True when `value` is a proven optimum (the ratio is then exact, not a lower bound).
+        source: Where it came from, e.g. ``"exact_dp"`` (the config's reference strategy) or
+            ``"dantzig_bound"``.
     """
 
     value: float
-    exact: bool
+    proven: bool
     source: str
 
+    @property
+    def exact(self) -> bool:
+        """Deprecated: `proven`."""
+        warnings.warn("Optimum.exact is deprecated; use Optimum.proven", DeprecationWarning, stacklevel=2)
+        return self.proven
 
-def score_ratio(score: float, reference: Reference) -> tuple[float, str]:
-    """Candidate score over the reference.
+
+def score_ratio(score: float, optimum: Optimum) -> tuple[float, str]:
+    """Candidate score over the optimum.
 
     Args:
         score: The run's candidate score (pinned excluded).
-        reference: The optimum or a certified upper bound.
+        optimum: The optimum, or a certified upper bound on it.
 
     Returns:
-        (ratio, ratio_kind): kind "exact" against a proven optimum, else
-        "certified_lower_bound" (the true ratio is at least this value).
-        When the reference is 0 nothing could be chosen and the ratio is 1.
+        The ratio and what it rests on (the row's ``ratio_kind``): "exact" against a proven optimum,
+        else "certified_lower_bound" (the true ratio is at least this value). When the optimum is 0
+        nothing could be chosen and the ratio is 1.
     """
-    kind = "exact" if reference.exact else "certified_lower_bound"
-    if reference.value <= 0:
-        return 1.0, kind
-    return score / reference.value, kind
+    basis = "exact" if optimum.proven else "certified_lower_bound"
+    if optimum.value <= 0:
+        return 1.0, basis
+    return score / optimum.value, basis
 
 
 def certified_bound(items: Sequence[Item], budget: int, near_dup: float | None, dedupe: str = "jaccard") -> float:
@@ -204,7 +212,7 @@ class Measured:
         packing: The first of the run's `pack` results.
         candidates: Number of candidates of the instance (pinned excluded).
         budget: The token budget.
-        reference: The reference the score ratio divides by.
+        optimum: What the score ratio divides by (a proven optimum or a certified bound).
         seconds: Wall time of each repeated call.
         groups: Ground-truth duplicate groups of the instance, or None.
         answers: Answer-bearing candidate ids, or None.
@@ -215,12 +223,18 @@ class Measured:
     packing: Packing
     candidates: int
     budget: int
-    reference: Reference
+    optimum: Optimum
     seconds: tuple[float, ...]
     groups: Mapping[str, str] | None
     answers: frozenset[str] | None
     curve: str | Sequence[float]
     cpu_seconds: tuple[float, ...] = ()
+
+    @property
+    def reference(self) -> Optimum:
+        """Deprecated: `optimum`."""
+        warnings.warn("Measured.reference is deprecated; use Measured.optimum", DeprecationWarning, stacklevel=2)
+        return self.optimum
 
     @cached_property
     def chosen(self) -> list[Item]:
@@ -234,7 +248,7 @@ class Measured:
 
     @cached_property
     def ratio(self) -> tuple[float, str]:
-        return score_ratio(self.score, self.reference)
+        return score_ratio(self.score, self.optimum)
 
     @cached_property
     def leakage(self) -> dict[str, object]:
@@ -339,3 +353,11 @@ ALL_METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in (
            " DP proves), core (the expanding-core search's) or none (the proving solver's set: it can differ"
            " between runs)", "category", None),
 )})
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Reference":  # renamed: it is the optimum (or a bound on it), whatever strategy gave it
+        warnings.warn("packbench.experiments.metrics.Reference is deprecated; use Optimum (its `exact` is "
+                      "now `proven`)", DeprecationWarning, stacklevel=2)
+        return Optimum
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
