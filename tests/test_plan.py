@@ -140,6 +140,22 @@ def test_the_counted_size_is_the_planned_size(path):
     assert size.units == len(planned)
 
 
+def test_the_counted_size_follows_a_sources_overrides_and_skipped_strategies():
+    from packbench.experiments.planning import counts, plan_size
+
+    cfg = parse_config({
+        "name": "over", "seeds": [0, 1], "budgets": [0.3, 0.6], "near_dup": [0.8, "off"],
+        "orders": ["original", {"name": "lost_in_middle"}],
+        "sources": [{"name": "pisinger", "n": [6, 8], "budgets": [0.5], "orders": ["original"]},
+                    {"name": "traps", "skip_strategies": ["cpsat"], "near_dup": "off"}],
+        "strategies": ["greedy", {"name": "cpsat", "time_limit": [0.1, 0.2]}]})
+    size, planned = plan_size(cfg), plan(cfg)
+    assert size.pairs == dict(counts(planned)) and size.runs == sum(len(pu) for pu in planned)
+    assert ("traps", "cpsat") not in size.pairs
+    # pisinger: 2 n x 2 seeds x instances, each x (1 budget x 1 order x 2 near_dup); cpsat twice greedy's
+    assert size.pairs["pisinger", "cpsat"] == 2 * size.pairs["pisinger", "greedy"]
+
+
 def test_a_seed_range_stays_a_range_and_is_counted_without_listing_it():
     from packbench.experiments.planning import plan_size
 

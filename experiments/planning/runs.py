@@ -74,14 +74,15 @@ def plan(config: ExperimentConfig, bound: int = MAX_RUNS) -> list[PlannedUnit]:
     Raises:
         ValueError: More than `bound` runs (counted first, before anything is built; see `check_size`).
     """
-    sources: dict[Any, Any] = {}
+    sources: dict[Any, Any] = {}  # built while counting, reused here
     check_size(plan_size(config, sources), bound)
-    ids = RunIds(config)
     registry = source_registry()
+    units = expand(config)
+    ids = RunIds(config)
     planned = []
-    for unit in expand(config):
-        keys, unavailable = instance_keys(unit, sources, registry)
+    for unit in units:
         templates = ids.templates(unit)
+        keys, unavailable = instance_keys(unit, sources, registry)
         make = RunIds.make_encoded
         run_ids = tuple(make(t, key_json) for key_json in map(json.dumps, keys) for t in templates)
         planned.append(PlannedUnit(unit, keys, run_ids, unavailable))

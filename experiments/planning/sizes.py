@@ -59,20 +59,20 @@ def plan_size(config: ExperimentConfig, sources: dict[Any, Any] | None = None) -
     """
     registry, sources = source_registry(), {} if sources is None else sources
     seeds, first = len(config.seeds), config.seeds[0]
+    points = {strategy.name: _grid_size(strategy.params) for strategy in config.strategies}
     pairs: Counter[tuple[str, str]] = Counter()
     units = 0
     for source in config.sources:
-        per_strategy = (sum(_grid_size(o.params) for o in source.orders or config.orders)
-                        * len(source.budgets or config.budgets) * len(source.near_dup or config.near_dup))
+        cells = {name: n * sum(_grid_size(o.params) for o in source.orders or config.orders)
+                 * len(source.budgets or config.budgets) * len(source.near_dup or config.near_dup)
+                 for name, n in points.items() if name not in source.skip_strategies}
         source_kind = registry.lookup(source.name).kind
         for params in source.grid():
             unit = Unit(source.name, params, first, (), resolved("source", source.name, params), source_kind)
             n_instances = len(instance_keys(unit, sources, registry, remember=True)[0])
             units += seeds
-            for strategy in config.strategies:
-                if strategy.name not in source.skip_strategies:
-                    pairs[source.name, strategy.name] += (seeds * n_instances * _grid_size(strategy.params)
-                                                          * per_strategy)
+            for name, n_cells in cells.items():
+                pairs[source.name, name] += seeds * n_instances * n_cells
     return PlanSize(sum(pairs.values()), dict(pairs), units, first)
 
 
