@@ -34,6 +34,7 @@ entries and the config, `loading` reads TOML and words the errors, `layers` find
 from .layers import layers, registry, source_registry
 from .loading import load_config, parse_config
 from .models import DEFAULT_CURVE, ExperimentConfig, OrderEntry, SourceEntry, StrategyEntry
+from .values import check_budgets, check_near_dup, sweep
 
 __all__ = ["ExperimentConfig", "SourceEntry", "StrategyEntry", "OrderEntry", "load_config", "parse_config",
-           "source_registry", "registry", "layers", "DEFAULT_CURVE"]
+           "source_registry", "registry", "layers", "DEFAULT_CURVE", "sweep", "check_budgets", "check_near_dup"]
