@@ -133,7 +133,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
         pinned_overflow: "raise" (pinned tokens over the budget is an error) or
             "clamp" (return the pinned items alone with ``over_budget=True``).
         dedupe: A name in `DEDUPE_METHODS` (or an import path or `DedupeMethod` subclass). The
-            default "jaccard" (seed 000's rule; "exact" is its deprecated old name) drops a candidate
+            default "jaccard" ("exact" is its deprecated old name) drops a candidate
             whose normalised words equal, or whose word-trigram Jaccard is >= `near_dup` with, a
             pinned or higher-scored kept item.
         fill: None, or a name in `FILLS` (or import path, plug-in name, `Fill` subclass): uses the leftover room.

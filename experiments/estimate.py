@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .config import ExperimentConfig
-from .plan import PlannedUnit, counts
+from .planning.runs import PlannedUnit, counts
 
 __all__ = ["Estimate", "calibrate", "count_table"]
 

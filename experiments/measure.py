@@ -1,4 +1,4 @@
-"""Measure planned runs: what a worker does with a chunk of units (the driver is `runner`).
+"""Measure planned runs: what a worker does with a batch of units (the driver is `runner`).
 
 Every run is `repeats` timed `pack` calls on one instance; the first result is
 measured. Only declared refusals become ``skipped`` rows: a strategy's
@@ -22,16 +22,15 @@ from packbench.algorithms import STRATEGIES, pack
 from packbench.algorithms.strategies.base import Refused
 
 from .calibration import time_reference
-from .config import ExperimentConfig, registry, source_registry
-from .grid import Cell
-
+from .config import ExperimentConfig, source_registry
 from .instances import Instance
-from .metrics import Measured, Reference, certified_bound
-from .provenance import run_code
-from .plan import SOURCE_UNAVAILABLE, PlannedUnit, Run, unavailable_reason
+from .metrics import Measured, Optimum, certified_bound
+from .planning.codes import cell_code
+from .planning.runs import PlannedUnit, Run
+from .planning.sources import SOURCE_UNAVAILABLE, unavailable_reason
 from .schema import Status, make_row
 
-__all__ = ["run_unit", "unit_instances", "unit_rows", "run_chunk", "budget_tokens", "cell_code", "STAGE_COLUMNS",
+__all__ = ["run_unit", "unit_instances", "unit_rows", "run_batch", "budget_tokens", "STAGE_COLUMNS",
            "REFERENCE_COLUMN"]
 
 # Row column -> `Packing.stages` key: median CPU seconds of each stage over the run's repeated calls
@@ -75,20 +74,20 @@ def budget_tokens(spec: int | float | str, instance: Instance) -> int:
     return int(spec)
 
 
-def _reference(config: ExperimentConfig, inst: Instance, budget: int, near_dup: float | None) -> Reference:
+def _reference(config: ExperimentConfig, inst: Instance, budget: int, near_dup: float | None) -> Optimum:
     """The reference optimum (or a certified bound when the reference cannot prove one)."""
     name = config.reference_name
     pinned_score = math.fsum(it.score for it in inst.items if it.pinned)
     try:
         ref = pack(inst.items, budget, near_dup, strategy=name, dedupe=config.dedupe, **config.reference_params)
     except (ValueError, RuntimeError, MemoryError):
-        return Reference(certified_bound(inst.items, budget, near_dup, config.dedupe), False, "dantzig_bound")
+        return Optimum(certified_bound(inst.items, budget, near_dup, config.dedupe), False, "dantzig_bound")
     if ref.optimal is True:
-        return Reference(ref.score - pinned_score, True, name)
+        return Optimum(ref.score - pinned_score, True, name)
     bound = certified_bound(inst.items, budget, near_dup, config.dedupe)
     if ref.upper_bound is not None:
         bound = min(bound, ref.upper_bound - pinned_score)
-    return Reference(bound, False, f"{name}_bound")
+    return Optimum(bound, False, f"{name}_bound")
 
 
 def _budget(run: Run, inst: Instance) -> int:
@@ -105,7 +104,7 @@ def _budget(run: Run, inst: Instance) -> int:
 
 
 def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
-             refs: dict[tuple[int, float | None], Reference]) -> tuple[Measured, dict[str, float | None]]:
+             refs: dict[tuple[int, float | None], Optimum]) -> tuple[Measured, dict[str, float | None]]:
     cell = run.cell
     params = {**cell.strategy_params, **cell.order_params}
     seconds, cpu, packings, reference = [], [], [], []
@@ -135,10 +134,10 @@ def _measure(config: ExperimentConfig, run: Run, inst: Instance, budget: int,
         refs[key] = _reference(config, inst, budget, cell.near_dup)
     ref = refs[key]
     own_bound = None if packing.upper_bound is None else packing.upper_bound - (packing.score - score)
-    if packing.optimal is True and not ref.exact:
-        ref = Reference(score, True, f"{cell.strategy}_optimal")
-    elif not ref.exact and own_bound is not None and own_bound < ref.value:
-        ref = Reference(max(own_bound, score), False, f"{cell.strategy}_bound")
+    if packing.optimal is True and not ref.proven:
+        ref = Optimum(score, True, f"{cell.strategy}_optimal")
+    elif not ref.proven and own_bound is not None and own_bound < ref.value:
+        ref = Optimum(max(own_bound, score), False, f"{cell.strategy}_bound")
     return Measured(packing, sum(1 for it in inst.items if not it.pinned), budget, ref, tuple(seconds),
                     inst.groups, inst.answers, config.curve, cpu_seconds=tuple(cpu)), \
         {**_stage_medians(packings), REFERENCE_COLUMN: min(reference)}
@@ -160,17 +159,6 @@ def _row(config: ExperimentConfig, run: Run, inst: Instance, refs: dict, provena
     status, reason = (Status.OK, None) if stopped is None else (Status.TIMEOUT, f"stopped: {stopped}")
     return _with_stages(make_row(config, run, status, reason, budget=budget, measured=measured, code=code,
                                  provenance=provenance), stages)
-
-
-def cell_code(cell: Cell, source: str, config: ExperimentConfig) -> str:
-    """The fingerprint of the code a cell's runs on `source` execute (`provenance.run_code`), as rows record it."""
-    from packbench.algorithms.dedupe import DEDUPE_METHODS
-    from packbench.algorithms.fill import Fill
-
-    return run_code({"strategy": registry("strategy").lookup(cell.strategy),
-                     "order": registry("order").lookup(cell.order), "source": source_registry().lookup(source),
-                     "metrics": Measured, "dedupe": DEDUPE_METHODS.lookup(config.dedupe), "fill": Fill,
-                     "reference": registry("strategy").lookup(config.reference_name)})
 
 
 def unit_instances(pu: PlannedUnit) -> tuple[dict[str, Instance], str | None]:
@@ -225,8 +213,8 @@ def run_unit(config: ExperimentConfig, pu: PlannedUnit, provenance: Mapping[str,
     return unit_rows(config, pu, by_key, unavailable, {}, provenance)
 
 
-def run_chunk(config: ExperimentConfig, provenance: Mapping[str, Any],
-              chunk: list[PlannedUnit]) -> list[dict[str, Any]]:
-    """The rows of every unit of a chunk (what an executor runs on a worker)."""
-    return [row for pu in chunk for row in run_unit(config, pu, provenance)]
+def run_batch(config: ExperimentConfig, provenance: Mapping[str, Any],
+              batch: list[PlannedUnit]) -> list[dict[str, Any]]:
+    """The rows of every unit of a batch (what an executor runs on a worker)."""
+    return [row for pu in batch for row in run_unit(config, pu, provenance)]
 

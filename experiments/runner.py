@@ -3,9 +3,9 @@
 The driver (`run_experiment`) holds the result directory's lock, plans the
 runs (`plan`), drops stored rows that must be redone (an unavailable source,
 or rows whose code fingerprint no longer matches the code that would run
-them), hands chunks of pending units to an executor (`executors`) and alone
+them), hands batches of pending units to an executor (`executors`) and alone
 appends the rows that come back to ``runs.jsonl``. What a worker does with a
-chunk is in `measure`.
+batch is in `measure`.
 """
 
 from __future__ import annotations
@@ -13,93 +13,21 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import ExperimentConfig
 from .console import Console
-from .measure import budget_tokens, cell_code
-from .plan import PlannedUnit, plan
+from .planning.runs import PlannedUnit, plan
+from .planning.resume import resume_state
 from .schema import TIMING_COLUMNS
 
 if TYPE_CHECKING:
     from .executors import Executor
+    from .planning.resume import ResumeState
 
-__all__ = ["run_experiment", "resume_state", "ResumeState", "TIMING_COLUMNS", "budget_tokens"]
-
-
-class ResumeState:
-    """What a result directory already holds for a plan, and what must be (re)done.
-
-    Args:
-        planned: The plan.
-        stored: Run id -> (code, status, reason, instance, source) of the stored rows.
-        config: The experiment (its dedupe method and reference are part of every row's code).
-
-    Attributes:
-        pending: Units with the runs still to do.
-        resumed: Stored rows kept.
-        redone_code: Stored rows redone because code they ran changed, per changed component
-            (e.g. ``"source 'traps'"``, ``"metrics"``); a row counts once, under its first change.
-        redone_unavailable: Stored rows of a source that was unavailable (redone).
-        stale: Stored run ids that are not in the plan.
-    """
-
-    def __init__(self, planned: Sequence[PlannedUnit], stored: Mapping[str, tuple[Any, ...]],
-                 config: ExperimentConfig) -> None:
-        from .plan import is_unavailable
-        from .provenance import code_changes
-
-        self.redone_code: Counter[str] = Counter()
-        self.redone_unavailable = 0
-        self.total = sum(len(pu.run_ids) for pu in planned)
-        if not stored:  # a fresh directory: everything to do, nothing to compare
-            self.stale, self.redo, self.resumed = set(), set(), 0
-            self.pending = list(planned)
-            return
-        redo: set[str] = set()
-        wanted: set[str] = set()
-        codes: dict[tuple[int, str], str] = {}
-        for pu in planned:
-            n = len(pu.unit.cells)
-            for pos, rid in enumerate(pu.run_ids):
-                wanted.add(rid)
-                got = stored.get(rid)
-                if got is None:
-                    continue
-                code, status, reason, instance, source = got
-                cell = pu.unit.cells[pos % n]
-                key = (id(cell), pu.unit.source)
-                if key not in codes:
-                    codes[key] = cell_code(cell, pu.unit.source, config)
-                if is_unavailable({"status": status, "reason": reason, "instance": instance, "source": source}):
-                    self.redone_unavailable += 1
-                    redo.add(rid)
-                elif code != codes[key]:
-                    names = {"strategy": cell.strategy, "order": cell.order, "source": pu.unit.source,
-                             "dedupe": config.dedupe, "reference": config.reference_name}
-                    part = code_changes(code, codes[key])[0]
-                    self.redone_code[f"{part} {names[part]!r}" if part in names else part] += 1
-                    redo.add(rid)
-        self.stale = set(stored) - wanted
-        self.redo = redo
-        done = set(stored) - redo
-        self.resumed = len(done & wanted)
-        self.pending = [p for p in (pu.pending(done) for pu in planned) if p is not None]
-
-    def redone_note(self) -> str | None:
-        """"resume redid N stored runs because ... changed", or None when none was redone for its code."""
-        if not self.redone_code:
-            return None
-        n = sum(self.redone_code.values())
-        because = ", ".join(f"{what} ({k:,})" for what, k in self.redone_code.most_common())
-        return f"resume redid {n:,} stored run{'s' if n != 1 else ''} because their code changed: {because}"
-
-
-def resume_state(store: Any, planned: Sequence[PlannedUnit], config: ExperimentConfig) -> ResumeState:
-    """Compare the rows of `store` with `planned` (streamed; the rows are not held in memory)."""
-    return ResumeState(planned, store.index(("code", "status", "reason", "instance", "source")), config)
+__all__ = ["run_experiment", "TIMING_COLUMNS"]
 
 
 def run_experiment(config: ExperimentConfig, out_dir: str | Path, *, workers: int = 1,
@@ -173,6 +101,7 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
          console: Console, config_path: str | Path | None) -> dict[str, Any]:
     from .calibration import reference_speed
     from .corpora import data_notes
+    from .executors import BatchTask, batches
     from .provenance import load_average, machine
     from .provenance import provenance as current_provenance
     from .provenance import relative_to_repo
@@ -197,7 +126,10 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
     if todo:
         console.note(f"{config.name}: {todo:,} runs to do ({state.resumed:,} resumed) on {executor.describe()}")
     try:
-        _execute(config, state.pending, executor, prov, store, console, todo)
+        with executor, console.bar(todo, config.name) as bar:
+            for rows in executor.map(BatchTask(config, prov), batches(state.pending, executor.batch_runs)):
+                store.append(rows)  # the driver alone writes rows, as they come back
+                bar.update(len(rows))
     except BaseException:
         manifest["machine"]["load_end"] = load_average()
         manifest.update(status="interrupted")
@@ -211,14 +143,3 @@ def _run(config: ExperimentConfig, out: Path, store: Any, state: ResumeState, ex
     write_report(out, read_runs(out, exclude=REPORT_EXCLUDED), plots=config.plots)
     write_atomic(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest
-
-
-def _execute(config: ExperimentConfig, pending: list[PlannedUnit], executor: Executor,
-             prov: Mapping[str, Any], store: Any, console: Console, total: int) -> None:
-    from .executors import ChunkTask, chunks
-
-    task = ChunkTask(config, prov)
-    with executor, console.bar(total, config.name) as bar:
-        for rows in executor.map(task, chunks(pending, executor.chunk_runs)):
-            store.append(rows)
-            bar.update(len(rows))

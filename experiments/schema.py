@@ -19,7 +19,7 @@ from .metrics import ALL_METRICS, Measured
 
 if TYPE_CHECKING:
     from .config import ExperimentConfig
-    from .plan import Run
+    from .planning.runs import Run
 
 __all__ = ["Status", "MEASURED", "RESULT_COLUMNS", "TIMING_COLUMNS", "make_row"]
 
@@ -49,7 +49,7 @@ def _results(m: Measured) -> dict[str, Any]:
         "score": m.score, "pinned_score": pinned_score, "tokens": m.packing.tokens,
         "optimal": m.packing.optimal,
         "upper_bound": None if m.packing.upper_bound is None else m.packing.upper_bound - pinned_score,
-        "reference": m.reference.value, "reference_source": m.reference.source,
+        "reference": m.optimum.value, "reference_source": m.optimum.source,
         "chosen_ids": [it.id for it in m.chosen],
     }
 

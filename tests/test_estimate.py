@@ -7,7 +7,7 @@ from dataclasses import replace
 from packbench.experiments import measure
 from packbench.experiments.config import parse_config
 from packbench.experiments.estimate import Estimate, calibrate
-from packbench.experiments.plan import counts, plan
+from packbench.experiments.planning import counts, plan
 
 CONFIG = {
     "name": "est", "seeds": [0, 1], "repeats": 1, "budgets": [0.3, 0.6], "near_dup": [0.8],

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from packbench.experiments.config import parse_config
-from packbench.experiments.executors import CHUNK_RUNS, Processes, Serial, chunks, make_executor
-from packbench.experiments.plan import plan
+from packbench.experiments.executors import BATCH_RUNS, Processes, Serial, batches, make_executor
+from packbench.experiments.planning import plan
 from packbench.experiments.runner import TIMING_COLUMNS, run_experiment
 from packbench.experiments.storage import RunStore
 
@@ -31,15 +31,15 @@ def results(out):
     return {r["run_id"]: {k: v for k, v in r.items() if k not in NOT_RESULTS} for r in RunStore(out).load()}
 
 
-def test_chunks_cover_every_pending_run_once_in_bounded_pieces():
+def test_batches_cover_every_pending_run_once_in_bounded_pieces():
     planned = plan(parse_config(CONFIG))
-    pieces = list(chunks(planned, 7))
-    ids = [run.run_id for chunk in pieces for pu in chunk for run in pu.runs()]
+    pieces = list(batches(planned, 7))
+    ids = [run.run_id for batch in pieces for pu in batch for run in pu.runs()]
     assert sorted(ids) == sorted(rid for pu in planned for rid in pu.run_ids)
-    assert all(sum(len(pu) for pu in chunk) <= 7 for chunk in pieces)
-    assert list(chunks(planned)) and CHUNK_RUNS >= 1
-    with pytest.raises(ValueError, match="chunk size"):
-        list(chunks(planned, 0))
+    assert all(sum(len(pu) for pu in batch) <= 7 for batch in pieces)
+    assert list(batches(planned)) and BATCH_RUNS >= 1
+    with pytest.raises(ValueError, match="batch size"):
+        list(batches(planned, 0))
 
 
 def test_unknown_executor_and_misplaced_scheduler_are_named():
@@ -70,12 +70,12 @@ def test_serial_processes_and_dask_give_identical_rows_and_dask_resumes(tmp_path
 
     cfg = parse_config(CONFIG)
     run_experiment(cfg, tmp_path / "serial", executor=Serial(), progress=False)
-    run_experiment(cfg, tmp_path / "proc", executor=Processes(2, chunk_runs=16), progress=False)
+    run_experiment(cfg, tmp_path / "proc", executor=Processes(2, batch_runs=16), progress=False)
     # the Dask run resumes a directory holding the first 40 rows (and a half-written 41st)
     lines = (tmp_path / "serial" / "runs.jsonl").read_bytes().splitlines(keepends=True)
     (tmp_path / "dask").mkdir()
     (tmp_path / "dask" / "runs.jsonl").write_bytes(b"".join(lines[:40]) + lines[40][:30])
-    manifest = run_experiment(cfg, tmp_path / "dask", executor=DaskExecutor(2, chunk_runs=16), progress=False)
+    manifest = run_experiment(cfg, tmp_path / "dask", executor=DaskExecutor(2, batch_runs=16), progress=False)
     serial = results(tmp_path / "serial")
     assert len(serial) == manifest["runs_total"] > 100
     assert results(tmp_path / "proc") == serial
@@ -91,7 +91,7 @@ def test_a_dask_worker_killed_mid_run_loses_and_duplicates_no_row(tmp_path):
     cfg = parse_config({**CONFIG, "name": "kill", "seeds": list(range(12)),
                         "sources": [{"name": "pisinger", "n": 40, "R": 1000, "cls": "strongly_correlated"}],
                         "strategies": ["greedy", "exact_dp", "prefix"]})
-    executor = DaskExecutor(2, chunk_runs=4)
+    executor = DaskExecutor(2, batch_runs=4)
     pids = list(executor.client.run(os.getpid).values())
     assert len(pids) == 2
     out = tmp_path / "kill"
@@ -103,7 +103,7 @@ def test_a_dask_worker_killed_mid_run_loses_and_duplicates_no_row(tmp_path):
         except BaseException as exc:  # noqa: BLE001 - reported below
             result["error"] = exc
 
-    # The kill comes once the driver has written the first chunk's rows: an event, not a poll.
+    # The kill comes once the driver has written the first batch's rows: an event, not a poll.
     written_once = threading.Event()
     resume = threading.Event()
     inner = executor.map

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from packbench.experiments.config import parse_config
-from packbench.experiments.grid import expand, label, run_id, run_params
+from packbench.experiments.planning import expand, label, run_id, run_params
 
 CONFIG = {
     "name": "g",

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
-from packbench.experiments.metrics import (LEAK_DETECTOR, LEAK_GROUND_TRUTH, Reference, answer_recall, budget_utilisation,
+from packbench.experiments.metrics import (LEAK_DETECTOR, LEAK_GROUND_TRUTH, Optimum, answer_recall, budget_utilisation,
                                  certified_bound, containment_leaks, duplicate_leakage, position_weights,
                                  positional_utility, score_ratio)
 
@@ -62,10 +62,27 @@ def test_leakage_on_a_packed_instance_matches_a_hand_count():
     assert duplicate_leakage([it for it in on if not it.pinned], groups)["leak_tokens"] == 0.0
 
 
-def test_score_ratio_kinds():
-    assert score_ratio(45.0, Reference(90.0, True, "exact_dp")) == (0.5, "exact")
-    assert score_ratio(45.0, Reference(100.0, False, "dantzig_bound")) == (0.45, "certified_lower_bound")
-    assert score_ratio(0.0, Reference(0.0, True, "exact_dp")) == (1.0, "exact")
+def test_score_ratio_is_exact_against_a_proven_optimum_else_a_lower_bound():
+    assert score_ratio(45.0, Optimum(90.0, True, "exact_dp")) == (0.5, "exact")
+    assert score_ratio(45.0, Optimum(100.0, False, "dantzig_bound")) == (0.45, "certified_lower_bound")
+    assert score_ratio(0.0, Optimum(0.0, True, "exact_dp")) == (1.0, "exact")
+
+
+def test_the_old_reference_names_still_work_and_warn():
+    from packbench.experiments import metrics
+    from packbench.experiments.metrics import Measured
+
+    with pytest.warns(DeprecationWarning, match="use Optimum"):
+        old = metrics.Reference
+    assert old is Optimum
+    with pytest.warns(DeprecationWarning, match="use Optimum.proven"):
+        assert Optimum(3.0, False, "dantzig_bound").exact is False
+    packing = pack([item("a", 10)], 10, None, strategy="greedy")
+    run = Measured(packing, 1, 10, Optimum(1.0, True, "exact_dp"), (0.1,), None, None, "gpt-3.5-turbo-20")
+    with pytest.warns(DeprecationWarning, match="use Measured.optimum"):
+        assert run.reference is run.optimum
+    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
+        metrics.Nothing
 
 
 def test_certified_bound_is_dantzig_after_dedupe_and_pinned_room():

@@ -10,9 +10,8 @@ from packbench.algorithms import STRATEGIES, Selection
 from packbench.algorithms.strategies.base import Strategy
 from packbench.experiments.config import load_config, parse_config, source_registry
 from packbench.experiments.families import FAMILIES
-from packbench.experiments.grid import run_id, run_params
 from packbench.experiments.metrics import ALL_METRICS
-from packbench.experiments.plan import UNAVAILABLE, plan
+from packbench.experiments.planning import UNAVAILABLE, plan, run_id, run_params
 from packbench.experiments.provenance import REPO_ROOT
 from packbench.experiments.runner import run_experiment
 from packbench.experiments.schema import RESULT_COLUMNS, Status
@@ -133,7 +132,7 @@ HUGE = {"name": "huge", "seeds": {"start": 0, "stop": 10**9}, "budgets": [0.5], 
 
 @pytest.mark.parametrize("path", [SMOKE, REPO_ROOT / "configs" / "budget_sweep.toml"], ids=lambda p: p.stem)
 def test_the_counted_size_is_the_planned_size(path):
-    from packbench.experiments.plan import counts, plan_size
+    from packbench.experiments.planning import counts, plan_size
 
     cfg = load_config(path)
     size, planned = plan_size(cfg), plan(cfg)
@@ -141,8 +140,24 @@ def test_the_counted_size_is_the_planned_size(path):
     assert size.units == len(planned)
 
 
+def test_the_counted_size_follows_a_sources_overrides_and_skipped_strategies():
+    from packbench.experiments.planning import counts, plan_size
+
+    cfg = parse_config({
+        "name": "over", "seeds": [0, 1], "budgets": [0.3, 0.6], "near_dup": [0.8, "off"],
+        "orders": ["original", {"name": "lost_in_middle"}],
+        "sources": [{"name": "pisinger", "n": [6, 8], "budgets": [0.5], "orders": ["original"]},
+                    {"name": "traps", "skip_strategies": ["cpsat"], "near_dup": "off"}],
+        "strategies": ["greedy", {"name": "cpsat", "time_limit": [0.1, 0.2]}]})
+    size, planned = plan_size(cfg), plan(cfg)
+    assert size.pairs == dict(counts(planned)) and size.runs == sum(len(pu) for pu in planned)
+    assert ("traps", "cpsat") not in size.pairs
+    # pisinger: 2 n x 2 seeds x instances, each x (1 budget x 1 order x 2 near_dup); cpsat twice greedy's
+    assert size.pairs["pisinger", "cpsat"] == 2 * size.pairs["pisinger", "greedy"]
+
+
 def test_a_seed_range_stays_a_range_and_is_counted_without_listing_it():
-    from packbench.experiments.plan import plan_size
+    from packbench.experiments.planning import plan_size
 
     cfg = parse_config(HUGE)
     assert isinstance(cfg.seeds, range) and len(cfg.seeds) == 10**9
@@ -154,18 +169,18 @@ def test_a_seed_range_stays_a_range_and_is_counted_without_listing_it():
 
 
 def test_a_plan_above_the_bound_is_refused_with_its_count_before_anything_is_built(monkeypatch):
-    from packbench.experiments import grid
+    from packbench.experiments.planning import cells
 
     def no_units(config):
         raise AssertionError("planned units above the bound")
 
-    monkeypatch.setattr("packbench.experiments.plan.expand", no_units)
+    monkeypatch.setattr("packbench.experiments.planning.runs.expand", no_units)
     with pytest.raises(ValueError, match=r"1,000,000,000 runs planned .* above the bound of 10,000,000 runs"):
         plan(parse_config(HUGE))
     small = parse_config({**HUGE, "seeds": [0, 1, 2]})
     with pytest.raises(ValueError, match="3 runs planned .* above the bound of 2 runs"):
         plan(small, bound=2)
-    monkeypatch.setattr("packbench.experiments.plan.expand", grid.expand)
+    monkeypatch.setattr("packbench.experiments.planning.runs.expand", cells.expand)
     assert len(plan(small, bound=3)) == 3
 
 

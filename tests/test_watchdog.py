@@ -36,7 +36,7 @@ def test_rogue_plugins_cost_only_their_own_runs_and_resume_does_not_repeat_them(
     builtins = ["greedy", "exact_dp"]
     cfg = parse_config({**BASE, "strategies": [builtins[0], *ROGUES, builtins[1]]})
     # 5 s: a wall-clock limit, generous enough that a built-in run on a busy machine never reaches it
-    manifest = run_experiment(cfg, tmp_path / "rogue", executor=Processes(2, chunk_runs=8, run_timeout=5.0),
+    manifest = run_experiment(cfg, tmp_path / "rogue", executor=Processes(2, batch_runs=8, run_timeout=5.0),
                               progress=False)
     got = rows(tmp_path / "rogue")
     assert len(got) == manifest["runs_total"] == 2 * 7
@@ -58,14 +58,14 @@ def test_rogue_plugins_cost_only_their_own_runs_and_resume_does_not_repeat_them(
 class _DiesBeforeAnyRun:
     """A task whose worker dies before it announces a run (a broken installation, not a run's fault)."""
 
-    def events(self, chunk):
+    def events(self, batch):
         import os
         os._exit(9)
         yield  # pragma: no cover - a generator that never gets here
 
 
 def test_a_worker_that_dies_outside_any_run_again_and_again_stops_the_sweep():
-    from packbench.experiments.plan import plan
+    from packbench.experiments.planning import plan
 
     planned = plan(parse_config({**BASE, "strategies": ["greedy"]}))
     with pytest.raises(RuntimeError, match=r"died 3 times in a row outside any run \(its worker process exited "

@@ -8,7 +8,7 @@ exactly the same kept list and `dropped` partners ("exact" is its deprecated
 old name); "minhash" is an approximate MinHash + LSH join for very
 large candidate sets; "containment" drops a text mostly contained in another
 (shingle containment, same join); "semantic" compares `Item.embedding` by
-cosine; "nearcopy" adds word-bigram containment to seed 000's rule and keeps
+cosine; "nearcopy" adds word-bigram containment to the jaccard rule and keeps
 the retriever's higher-ranked copy (`nearcopy`, the recommended rule for
 retrieved text; "nearcopy_container" keeps the containing copy instead).
 Adding a method is one module with a `DedupeMethod`

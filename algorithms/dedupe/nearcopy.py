@@ -1,6 +1,7 @@
-"""Near-copy dedupe: seed 000's rule plus word-bigram containment, for retrieved text.
+"""Near-copy dedupe: the `jaccard` rule plus word-bigram containment, for retrieved text.
 
-Seed 000's Jaccard rule misses the near-copies retrieval lists are full of: a
+The `jaccard` rule (equal words, or word-trigram Jaccard >= `near_dup`)
+misses the near-copies retrieval lists are full of: a
 chunk with a few words dropped or swapped (trigram Jaccard about 0.6) and a
 cut (the first part of a paragraph: Jaccard well under 0.8, though every
 shingle of the cut is in the paragraph). This rule keeps seed 000's visiting
@@ -12,7 +13,7 @@ the word-trigram set of a text's signature (`tokenise.signature`; a text
 shorter than n words is one n-gram, as in `rule.shingles`), a candidate y meets
 an anchor x (a pinned item or a kept candidate) in one of three ways:
 
-* **seed**: equal signatures, or ``jaccard(T(x), T(y)) >= t`` (seed 000's rule);
+* **seed**: equal signatures, or ``jaccard(T(x), T(y)) >= t`` (the `jaccard` rule);
 * **inside**: ``|B(y)| <= |B(x)|`` and ``|B(x) & B(y)| / |B(y)| >= b``: y is
   (nearly) a part of x;
 * **contains**: ``|B(x)| < |B(y)|`` and ``|B(x) & B(y)| / |B(x)| >= b``: x is
@@ -245,7 +246,10 @@ def dedupe_nearcopy(candidates: Sequence[Item], pinned: Sequence[Item], threshol
 
 
 class NearCopy(DedupeMethod):
-    """Seed 000's rule plus word-bigram containment >= 0.875 * near_dup; the higher-ranked copy is kept."""
+    """The `jaccard` rule plus word-bigram containment >= 0.875 * near_dup; the higher-ranked copy is kept.
+
+    (`jaccard`: equal words, or word-trigram Jaccard >= near_dup, with a kept or pinned item.)
+    """
 
     name = "nearcopy"
     prefer_container: ClassVar[bool] = False

@@ -129,7 +129,7 @@ def _skip_reasons(out: Path, console) -> None:
     """Put on the console why runs were skipped because their source was unavailable or broken."""
     from collections import Counter
 
-    from ..plan import is_unavailable
+    from ..planning import is_unavailable
     from ..storage import RunStore
 
     reasons: Counter[str] = Counter()
@@ -145,7 +145,7 @@ def _skip_reasons(out: Path, console) -> None:
 
 def _peek(out: Path, planned, config):
     """The resume state of `out` without taking its lock or writing anything."""
-    from ..runner import ResumeState
+    from ..planning import ResumeState
     from ..storage import RunStore
 
     store = RunStore(out)
@@ -204,7 +204,7 @@ def main(args: argparse.Namespace) -> int:
     from ..console import Console, display_path, duration
     from ..corpora import data_notes
     from ..executors import make_executor
-    from ..plan import MAX_RUNS, check_size, plan, plan_size
+    from ..planning import MAX_RUNS, check_size, plan, plan_size
     from ..sections import check_sections
     from ..runner import run_experiment
 
@@ -232,7 +232,7 @@ def main(args: argparse.Namespace) -> int:
     check_size(size)
     planned = plan(config)
     if args.force:
-        from ..runner import ResumeState
+        from ..planning import ResumeState
         state = ResumeState(planned, {}, config)
     else:
         state = _peek(out, planned, config)

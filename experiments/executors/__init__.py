@@ -6,13 +6,13 @@ rows to the driver, which alone writes them (see `base`).
 
 from __future__ import annotations
 
-from .base import CHUNK_RUNS, Chunk, Executor, chunks
+from .base import BATCH_RUNS, Batch, Executor, batches
 from .local import Processes, Serial
-from .task import ChunkTask
+from .task import BatchTask
 from .watched import RUN_TIMEOUT
 
-__all__ = ["Executor", "Serial", "Processes", "EXECUTORS", "make_executor", "chunks", "Chunk", "CHUNK_RUNS",
-           "ChunkTask", "RUN_TIMEOUT"]
+__all__ = ["Executor", "Serial", "Processes", "EXECUTORS", "make_executor", "batches", "Batch", "BATCH_RUNS",
+           "BatchTask", "RUN_TIMEOUT"]
 
 EXECUTORS = ("serial", "processes", "dask")
 

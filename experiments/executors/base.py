@@ -1,8 +1,8 @@
-"""The executor interface: run chunks of planned units somewhere, hand their rows back to the driver.
+"""The executor interface: run batches of planned units somewhere, hand their rows back to the driver.
 
 An executor only computes rows. The driver (`runner.run_experiment`) alone
-writes them, so every executor gets the same crash safety: a chunk's rows
-reach ``runs.jsonl`` after the chunk finishes, and a chunk that is lost (a
+writes them, so every executor gets the same crash safety: a batch's rows
+reach ``runs.jsonl`` after the batch finishes, and a batch that is lost (a
 worker killed, the driver interrupted) is simply not written and is redone on
 resume or, by Dask, on another worker.
 """
@@ -12,71 +12,71 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar
 
-from ..plan import PlannedUnit
+from ..planning.runs import PlannedUnit
 
-__all__ = ["Executor", "Chunk", "Task", "chunks", "CHUNK_RUNS"]
+__all__ = ["Executor", "Batch", "Task", "batches", "BATCH_RUNS"]
 
-Chunk = list[PlannedUnit]
-Task = Callable[[Chunk], list[dict[str, Any]]]
+Batch = list[PlannedUnit]
+Task = Callable[[Batch], list[dict[str, Any]]]
 
-# Runs per chunk. Fixed, not derived from the number of workers, so that how a sweep is cut (and so
-# what each chunk recomputes, such as its references) is the same with any executor.
-CHUNK_RUNS = 256
+# Runs per batch. Fixed, not derived from the number of workers, so that how a sweep is cut (and so
+# what each batch recomputes, such as its references) is the same with any executor.
+BATCH_RUNS = 256
 
 
-def chunks(units: Iterable[PlannedUnit], size: int = CHUNK_RUNS) -> Iterator[Chunk]:
-    """Group units into chunks of about `size` runs; a larger unit is cut into pieces of `size` runs.
+def batches(units: Iterable[PlannedUnit], size: int = BATCH_RUNS) -> Iterator[Batch]:
+    """Group units into batches of about `size` runs; a larger unit is cut into pieces of `size` runs.
 
     A piece of a unit builds that unit's instances again; for the synthetic
     families that is far cheaper than its runs.
     """
     if size < 1:
-        raise ValueError(f"chunk size must be >= 1, got {size}")
-    chunk: Chunk = []
+        raise ValueError(f"batch size must be >= 1, got {size}")
+    batch: Batch = []
     held = 0
     for pu in units:
         todo = tuple(range(len(pu.run_ids))) if pu.todo is None else pu.todo
         if len(todo) > size:
-            if chunk:
-                yield chunk
-                chunk, held = [], 0
+            if batch:
+                yield batch
+                batch, held = [], 0
             for start in range(0, len(todo), size):
                 yield [PlannedUnit(pu.unit, pu.instances, pu.run_ids, pu.unavailable, todo[start:start + size])]
             continue
-        if held + len(todo) > size and chunk:
-            yield chunk
-            chunk, held = [], 0
-        chunk.append(pu)
+        if held + len(todo) > size and batch:
+            yield batch
+            batch, held = [], 0
+        batch.append(pu)
         held += len(todo)
-    if chunk:
-        yield chunk
+    if batch:
+        yield batch
 
 
 class Executor:
-    """Base class: `map` runs a task on chunks and yields each chunk's rows as soon as it finishes.
+    """Base class: `map` runs a task on batches and yields each batch's rows as soon as it finishes.
 
     Subclasses declare `name` and implement `map`; an executor is a context
     manager that releases its workers on exit.
 
     Args:
         workers: Parallel workers (processes or Dask workers); ignored by serial.
-        chunk_runs: Runs per chunk (see `chunks`).
+        batch_runs: Runs per batch (see `batches`).
     """
 
     name: ClassVar[str] = ""
 
-    def __init__(self, workers: int = 1, chunk_runs: int = CHUNK_RUNS) -> None:
+    def __init__(self, workers: int = 1, batch_runs: int = BATCH_RUNS) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-        if isinstance(chunk_runs, bool) or not isinstance(chunk_runs, int) or chunk_runs < 1:
-            raise ValueError(f"chunk_runs must be an int >= 1, got {chunk_runs!r}")
+        if isinstance(batch_runs, bool) or not isinstance(batch_runs, int) or batch_runs < 1:
+            raise ValueError(f"batch_runs must be an int >= 1, got {batch_runs!r}")
         self.workers = workers
-        self.chunk_runs = chunk_runs
+        self.batch_runs = batch_runs
 
-    def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
-        """Run `task` on every chunk of `work`, yielding results in completion order.
+    def map(self, task: Task, work: Iterable[Batch]) -> Iterator[list[dict[str, Any]]]:
+        """Run `task` on every batch of `work`, yielding results in completion order.
 
-        At most a bounded number of chunks is in flight, so a million-run sweep
+        At most a bounded number of batches is in flight, so a million-run sweep
         is never submitted at once.
         """
         raise NotImplementedError

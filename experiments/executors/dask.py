@@ -1,8 +1,8 @@
 """Dask distributed: a `LocalCluster` sized to this machine, or an existing cluster at a scheduler address.
 
 Workers need packbench installed (the same version as the driver). Dask is an
-extra: ``pip install 'packbench[dask]'``. Chunks are submitted with a bounded
-number in flight; a chunk whose worker dies is rescheduled by Dask on another
+extra: ``pip install 'packbench[dask]'``. Batches are submitted with a bounded
+number in flight; a batch whose worker dies is rescheduled by Dask on another
 worker (its rows were never written, so none is lost or duplicated).
 
 A lost cluster ends the run with `ClusterLost` (exit 2, one line) instead of a
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import CancelledError
 from typing import Any
 
-from .base import CHUNK_RUNS, Chunk, Executor, Task
+from .base import BATCH_RUNS, Batch, Executor, Task
 
 __all__ = ["DaskExecutor", "import_distributed", "ClusterLost", "CONNECT_TIMEOUT", "LOST_AFTER"]
 
@@ -28,7 +28,7 @@ __all__ = ["DaskExecutor", "import_distributed", "ClusterLost", "CONNECT_TIMEOUT
 CONNECT_TIMEOUT = 20.0
 # Seconds a cluster may have no worker at all (and so make no progress) before the run gives up.
 LOST_AFTER = 60.0
-# How often the driver looks at the cluster while no chunk finishes.
+# How often the driver looks at the cluster while no batch finishes.
 _POLL = 1.0
 
 
@@ -46,14 +46,14 @@ def import_distributed() -> Any:
 
 
 class DaskExecutor(Executor):
-    """Run chunks on a Dask cluster.
+    """Run batches on a Dask cluster.
 
     Args:
         workers: Worker processes of the local cluster (ignored with `scheduler`).
         scheduler: Address of a running scheduler, e.g. ``tcp://10.0.0.5:8786``; None starts a
             `distributed.LocalCluster` with `workers` single-threaded worker processes.
-        inflight: Chunks in flight at once (default: twice the cluster's worker threads).
-        chunk_runs: Runs per chunk.
+        inflight: Batches in flight at once (default: twice the cluster's worker threads).
+        batch_runs: Runs per batch.
 
     Raises:
         ImportError: Dask distributed is not installed (the message names the extra).
@@ -62,8 +62,8 @@ class DaskExecutor(Executor):
     name = "dask"
 
     def __init__(self, workers: int = 1, scheduler: str | None = None, inflight: int | None = None,
-                 chunk_runs: int = CHUNK_RUNS) -> None:
-        super().__init__(workers, chunk_runs)
+                 batch_runs: int = BATCH_RUNS) -> None:
+        super().__init__(workers, batch_runs)
         self.scheduler = scheduler
         self._inflight = inflight
         self._cluster = None
@@ -118,7 +118,7 @@ class DaskExecutor(Executor):
         where = self.scheduler or "LocalCluster"
         return f"dask ({where}, {self.workers if self.scheduler is None else 'cluster'} workers)"
 
-    def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
+    def map(self, task: Task, work: Iterable[Batch]) -> Iterator[list[dict[str, Any]]]:
         distributed = import_distributed()
         client = self.client
         try:
@@ -129,9 +129,9 @@ class DaskExecutor(Executor):
         queue = iter(work)
         pending: set[Any] = set()
         try:
-            for chunk in queue:
-                # pure=False: two chunks with equal arguments are still two tasks.
-                pending.add(client.submit(task, chunk, pure=False))
+            for batch in queue:
+                # pure=False: two batches with equal arguments are still two tasks.
+                pending.add(client.submit(task, batch, pure=False))
                 if len(pending) >= limit:
                     break
             idle_since = time.monotonic()
@@ -149,8 +149,8 @@ class DaskExecutor(Executor):
                     rows = self._result(fut, distributed)
                     fut.release()
                     yield rows
-                    for chunk in queue:
-                        pending.add(client.submit(task, chunk, pure=False))
+                    for batch in queue:
+                        pending.add(client.submit(task, batch, pure=False))
                         break
         except BaseException:
             for fut in pending:
@@ -173,7 +173,7 @@ class DaskExecutor(Executor):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             raise self._lost(f"{type(exc).__name__}: {first}".rstrip(": ")) from None
         except distributed.KilledWorker as exc:
-            raise self._lost(f"a chunk killed every worker that ran it ({exc}); a plug-in that exits or "
+            raise self._lost(f"a batch killed every worker that ran it ({exc}); a plug-in that exits or "
                              f"crashes its process is contained by --executor processes") from None
 
     def _check_cluster(self, client: Any, idle_since: float) -> None:

@@ -9,25 +9,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .base import CHUNK_RUNS, Chunk, Executor, Task
+from .base import BATCH_RUNS, Batch, Executor, Task
 from .watched import Processes
 
 __all__ = ["Serial", "Processes"]
 
 
 class Serial(Executor):
-    """Runs every chunk in this process, in order (the reference for every other executor).
+    """Runs every batch in this process, in order (the reference for every other executor).
 
-    Each unit of a chunk is handed back on its own, so an interrupted serial
+    Each unit of a batch is handed back on its own, so an interrupted serial
     run loses at most the unit it was in.
     """
 
     name = "serial"
 
-    def __init__(self, workers: int = 1, chunk_runs: int = CHUNK_RUNS) -> None:
-        super().__init__(1, chunk_runs)
+    def __init__(self, workers: int = 1, batch_runs: int = BATCH_RUNS) -> None:
+        super().__init__(1, batch_runs)
 
-    def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
-        for chunk in work:
-            for pu in chunk:
+    def map(self, task: Task, work: Iterable[Batch]) -> Iterator[list[dict[str, Any]]]:
+        for batch in work:
+            for pu in batch:
                 yield task([pu])

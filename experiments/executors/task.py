@@ -1,13 +1,13 @@
-"""What an executor runs: the rows of a chunk, whole or run by run with events a watchdog can follow."""
+"""What an executor runs: the rows of a batch, whole or run by run with events a watchdog can follow."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..plan import PlannedUnit, Run
+from ..planning.runs import PlannedUnit, Run
 
-__all__ = ["ChunkTask", "single_runs"]
+__all__ = ["BatchTask", "single_runs"]
 
 
 def single_runs(pu: PlannedUnit) -> Iterator[tuple[PlannedUnit, Run]]:
@@ -17,10 +17,10 @@ def single_runs(pu: PlannedUnit) -> Iterator[tuple[PlannedUnit, Run]]:
         yield PlannedUnit(pu.unit, pu.instances, pu.run_ids, pu.unavailable, (pos,)), run
 
 
-class ChunkTask:
-    """The runs of an experiment's chunks (picklable: it travels to worker processes).
+class BatchTask:
+    """The runs of an experiment's batches (picklable: it travels to worker processes).
 
-    Calling it returns a chunk's rows; `events` yields them run by run, each run announced before it
+    Calling it returns a batch's rows; `events` yields them run by run, each run announced before it
     starts, so a watchdog knows which run a worker is in when it hangs or dies.
 
     Args:
@@ -32,17 +32,17 @@ class ChunkTask:
         self.config = config
         self.provenance = dict(provenance)
 
-    def __call__(self, chunk: Sequence[PlannedUnit]) -> list[dict[str, Any]]:
-        from ..measure import run_chunk
+    def __call__(self, batch: Sequence[PlannedUnit]) -> list[dict[str, Any]]:
+        from ..measure import run_batch
 
-        return run_chunk(self.config, self.provenance, list(chunk))
+        return run_batch(self.config, self.provenance, list(batch))
 
-    def events(self, chunk: Sequence[PlannedUnit]) -> Iterator[tuple[str, Any]]:
+    def events(self, batch: Sequence[PlannedUnit]) -> Iterator[tuple[str, Any]]:
         """``("source", run ids)`` before a unit's instances are built, ``("run", run id)`` before a
         run, ``("row", row)`` after it (the same rows as calling the task, in the same order)."""
         from ..measure import unit_instances, unit_rows
 
-        for pu in chunk:
+        for pu in batch:
             yield "source", tuple(run.run_id for run in pu.runs())
             by_key, unavailable = unit_instances(pu)
             refs: dict[str, dict] = {}  # the reference optima, shared by the runs of an instance
@@ -52,7 +52,7 @@ class ChunkTask:
 
     def failed_row(self, run: Run, reason: str) -> dict[str, Any]:
         """The ``error`` row of a run whose worker died or was stopped (made by the driver)."""
-        from ..measure import cell_code
+        from ..planning.codes import cell_code
         from ..schema import Status, make_row
 
         return make_row(self.config, run, Status.ERROR, reason, code=cell_code(run.cell, run.unit.source, self.config),

@@ -1,11 +1,11 @@
 """Local worker processes under a watchdog: a run that hangs, exits or kills its worker costs only itself.
 
-Each worker runs one chunk at a time and reports every run before it starts and its row when it ends
-(`ChunkTask.events`). The driver waits on the workers' pipes and process sentinels at once, so it sees
+Each worker runs one batch at a time and reports every run before it starts and its row when it ends
+(`BatchTask.events`). The driver waits on the workers' pipes and process sentinels at once, so it sees
 a worker die (``sys.exit``, ``os._exit``, a segfault, the OOM killer) the moment it happens, and it
 kills a worker whose current run has been going longer than the per-run limit. Either way the run
 that was going gets an ``error`` row naming its components and the cause (written, so a resume does
-not repeat the crash), the rows the chunk had finished are kept, the chunk's other runs go to a fresh
+not repeat the crash), the rows the batch had finished are kept, the batch's other runs go to a fresh
 worker, and the sweep goes on.
 """
 
@@ -23,8 +23,8 @@ from typing import Any
 
 from packbench.algorithms.strategies.isolate import die_with_parent
 
-from ..plan import PlannedUnit, Run
-from .base import CHUNK_RUNS, Chunk, Executor, Task
+from ..planning.runs import PlannedUnit, Run
+from .base import BATCH_RUNS, Batch, Executor, Task
 
 __all__ = ["Processes", "RUN_TIMEOUT"]
 
@@ -34,7 +34,7 @@ RUN_TIMEOUT = 600.0
 # A worker that dies outside any run (while starting, between runs) this many times in a row means
 # the workers cannot run at all: stop instead of respawning forever.
 MAX_STRAY_DEATHS = 3
-# Seconds between hand-overs of a running chunk's finished rows to the driver (which writes them).
+# Seconds between hand-overs of a running batch's finished rows to the driver (which writes them).
 FLUSH_SECONDS = 1.0
 
 
@@ -69,17 +69,17 @@ def _worker(conn: Any, task: Task) -> None:
     events = getattr(task, "events", None)
     while True:
         try:
-            chunk = conn.recv()
+            batch = conn.recv()
         except EOFError:
             return
-        if chunk is None:
+        if batch is None:
             return
         if events is None:  # a plain task: watched as a whole
-            conn.send(("source", tuple(run.run_id for pu in chunk for run in pu.runs())))
-            for row in task(chunk):
+            conn.send(("source", tuple(run.run_id for pu in batch for run in pu.runs())))
+            for row in task(batch):
                 conn.send(("row", row))
         else:
-            for event in events(chunk):
+            for event in events(batch):
                 conn.send(event)
         conn.send(("done", None))
 
@@ -97,14 +97,14 @@ def _cause(exitcode: int | None) -> str:
 
 
 class _Slot:
-    """One worker process and the chunk it is running."""
+    """One worker process and the batch it is running."""
 
     def __init__(self, ctx: Any, task: Task) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, task), name="packbench worker")
         self.proc.start()
         child.close()
-        self.chunk: Chunk | None = None
+        self.batch: Batch | None = None
         self.runs: dict[str, Run] = {}
         self.written: set[str] = set()
         self.current: tuple[str, tuple[str, ...]] | None = None
@@ -112,11 +112,11 @@ class _Slot:
         self.rows: list[dict[str, Any]] = []
         self.flushed = self.since
 
-    def give(self, chunk: Chunk) -> None:
-        self.chunk, self.current, self.since, self.written, self.rows = chunk, None, time.monotonic(), set(), []
+    def give(self, batch: Batch) -> None:
+        self.batch, self.current, self.since, self.written, self.rows = batch, None, time.monotonic(), set(), []
         self.flushed = self.since
-        self.runs = {run.run_id: run for pu in chunk for run in pu.runs()}
-        self.conn.send(chunk)
+        self.runs = {run.run_id: run for pu in batch for run in pu.runs()}
+        self.conn.send(batch)
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -124,12 +124,12 @@ class _Slot:
         self.proc.join()
         self.conn.close()
 
-    def rest(self, failed: set[str]) -> Chunk:
-        """The chunk's runs neither written nor failed, as a chunk."""
+    def rest(self, failed: set[str]) -> Batch:
+        """The batch's runs neither written nor failed, as a batch."""
         keep = self.written | failed
         rest = []
-        assert self.chunk is not None
-        for pu in self.chunk:
+        assert self.batch is not None
+        for pu in self.batch:
             todo = tuple(range(len(pu.run_ids))) if pu.todo is None else pu.todo
             left = tuple(pos for pos in todo if pu.run_ids[pos] not in keep)
             if left:
@@ -138,19 +138,19 @@ class _Slot:
 
 
 class Processes(Executor):
-    """`workers` local worker processes under a watchdog, each running one chunk at a time.
+    """`workers` local worker processes under a watchdog, each running one batch at a time.
 
     Args:
         workers: Worker processes.
-        chunk_runs: Runs per chunk.
+        batch_runs: Runs per batch.
         run_timeout: Seconds of wall time one run may take before its worker is killed and the run
             recorded as an ``error`` row (the limit is wall time, so the row says so).
     """
 
     name = "processes"
 
-    def __init__(self, workers: int = 1, chunk_runs: int = CHUNK_RUNS, run_timeout: float = RUN_TIMEOUT) -> None:
-        super().__init__(workers, chunk_runs)
+    def __init__(self, workers: int = 1, batch_runs: int = BATCH_RUNS, run_timeout: float = RUN_TIMEOUT) -> None:
+        super().__init__(workers, batch_runs)
         if isinstance(run_timeout, bool) or not isinstance(run_timeout, (int, float)) or not run_timeout > 0:
             raise ValueError(f"run_timeout must be a number of seconds > 0, got {run_timeout!r}")
         self.run_timeout = float(run_timeout)
@@ -159,23 +159,23 @@ class Processes(Executor):
     def describe(self) -> str:
         return f"{super().describe()}, {self.run_timeout:g} s per run"
 
-    def map(self, task: Task, work: Iterable[Chunk]) -> Iterator[list[dict[str, Any]]]:
+    def map(self, task: Task, work: Iterable[Batch]) -> Iterator[list[dict[str, Any]]]:
         ctx = _context()
-        queue: deque[Chunk] = deque()
+        queue: deque[Batch] = deque()
         source = iter(work)
         stray = 0
         try:
             while True:
                 for slot in self._slots:
-                    if slot.chunk is None:
-                        chunk = queue.popleft() if queue else next(source, None)
-                        if chunk is not None:
-                            slot.give(chunk)
+                    if slot.batch is None:
+                        batch = queue.popleft() if queue else next(source, None)
+                        if batch is not None:
+                            slot.give(batch)
                 while len(self._slots) < self.workers and (queue or self._peek(source, queue)):
                     slot = _Slot(ctx, task)
                     self._slots.append(slot)
                     slot.give(queue.popleft())
-                busy = [s for s in self._slots if s.chunk is not None]
+                busy = [s for s in self._slots if s.batch is not None]
                 if not busy:
                     return
                 now = time.monotonic()
@@ -199,58 +199,58 @@ class Processes(Executor):
                     if rows:
                         yield rows
         finally:
-            # Interrupted or done: a worker left is stopped (its chunk's finished rows were handed back).
+            # Interrupted or done: a worker left is stopped (its batch's finished rows were handed back).
             self.close()
 
     @staticmethod
-    def _peek(source: Iterator[Chunk], queue: deque[Chunk]) -> bool:
-        chunk = next(source, None)
-        if chunk is None:
+    def _peek(source: Iterator[Batch], queue: deque[Batch]) -> bool:
+        batch = next(source, None)
+        if batch is None:
             return False
-        queue.append(chunk)
+        queue.append(batch)
         return True
 
-    def _drain(self, slot: _Slot, task: Task, queue: deque[Chunk]) -> tuple[list[dict[str, Any]], bool] | None:
-        """Read what a worker sent; the chunk's rows when it finished, or its failure when it died."""
+    def _drain(self, slot: _Slot, task: Task, queue: deque[Batch]) -> tuple[list[dict[str, Any]], bool] | None:
+        """Read what a worker sent; the batch's rows when it finished, or its failure when it died."""
         while True:
             try:
                 if not slot.conn.poll():
                     break
-                kind, value = slot.conn.recv()
+                event, value = slot.conn.recv()
             except (EOFError, OSError):
                 slot.proc.join()
                 return self._fail(slot, task, queue, _cause(slot.proc.exitcode))
-            if kind == "row":
+            if event == "row":
                 slot.rows.append(value)
                 slot.written.add(value["run_id"])
-            elif kind in ("run", "source"):
-                slot.current = (kind, (value,) if kind == "run" else value)
+            elif event in ("run", "source"):
+                slot.current = (event, (value,) if event == "run" else value)
                 slot.since = time.monotonic()
-            elif kind == "done":
-                rows, slot.chunk, slot.rows, slot.current = slot.rows, None, [], None
+            elif event == "done":
+                rows, slot.batch, slot.rows, slot.current = slot.rows, None, [], None
                 return rows, False
         if not slot.proc.is_alive():
             slot.proc.join()
             return self._fail(slot, task, queue, _cause(slot.proc.exitcode))
         if slot.rows and time.monotonic() - slot.flushed >= FLUSH_SECONDS:
-            # A long chunk hands its finished rows over as it goes: a killed driver loses seconds, not a chunk.
+            # A long batch hands its finished rows over as it goes: a killed driver loses seconds, not a batch.
             rows, slot.rows, slot.flushed = slot.rows, [], time.monotonic()
             return rows, False
         return None
 
-    def _fail(self, slot: _Slot, task: Task, queue: deque[Chunk], cause: str) -> tuple[list[dict[str, Any]], bool]:
-        """Kill `slot`'s worker; error rows for what it was running; the rest of its chunk queued again."""
+    def _fail(self, slot: _Slot, task: Task, queue: deque[Batch], cause: str) -> tuple[list[dict[str, Any]], bool]:
+        """Kill `slot`'s worker; error rows for what it was running; the rest of its batch queued again."""
         slot.kill()
         self._slots.remove(slot)
         rows = slot.rows
         failed: set[str] = set()
         if slot.current is not None:
-            kind, ids = slot.current
+            event, ids = slot.current
             failed = {rid for rid in ids if rid not in slot.written}
             for rid in sorted(failed, key=list(slot.runs).index):
                 run = slot.runs[rid]
                 what = (task.component(run) if hasattr(task, "component") else f"run {rid}")
-                if kind == "source":
+                if event == "source":
                     what = f"source {run.unit.source!r} (building its instances for seed {run.unit.seed})"
                 rows.append(task.failed_row(run, f"{what}: {cause}") if hasattr(task, "failed_row")
                             else {"run_id": rid, "status": "error", "reason": cause})
@@ -261,13 +261,13 @@ class Processes(Executor):
 
     def close(self) -> None:
         for slot in self._slots:
-            if slot.chunk is None and slot.proc.is_alive():
+            if slot.batch is None and slot.proc.is_alive():
                 try:
                     slot.conn.send(None)
                 except OSError:
                     pass
         for slot in self._slots:
-            if slot.chunk is None:
+            if slot.batch is None:
                 slot.proc.join(5.0)
             slot.kill()
         self._slots = []

@@ -70,7 +70,7 @@ def build_suite(quick: bool) -> list[CellCase]:
     """One case per cell of the config named by ``PACKBENCH_GATE_CONFIG`` (`quick` is ignored)."""
     from packbench.experiments.config import load_config, source_registry
     from packbench.experiments.measure import budget_tokens
-    from packbench.experiments.plan import plan
+    from packbench.experiments.planning import plan
 
     config = load_config(os.environ[CONFIG_ENV])
     stage = os.environ.get(STAGE_ENV, "select")

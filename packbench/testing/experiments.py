@@ -108,14 +108,14 @@ def resolve_metric(spec: Any) -> Any:
 def _measured_runs() -> Iterator[Any]:
     """Measured runs of small retrieval and trap instances under three strategies and two budgets."""
     from packbench.experiments.families import FAMILIES
-    from packbench.experiments.metrics import Measured, Reference
+    from packbench.experiments.metrics import Measured, Optimum
 
     for family, params in (("retrieval", {"n": 20}), ("traps", {})):
         for inst in list(FAMILIES.lookup(family)(**params).instances(0))[:3]:
             pinned = sum(it.tokens for it in inst.items if it.pinned)
             for budget in (pinned + 10, pinned + 60):
                 best = pack(inst.items, budget, 0.8, strategy="exact_dp")
-                ref = Reference(best.score, True, "exact_dp")
+                ref = Optimum(best.score, True, "exact_dp")
                 for strategy in ("greedy", "prefix", "exact_dp"):
                     packing = pack(inst.items, budget, 0.8, strategy=strategy)
                     yield Measured(packing, sum(1 for it in inst.items if not it.pinned), budget, ref,
