@@ -266,9 +266,10 @@ def load_rows(full: DataFile, sample: EmbeddedSample, mode: str = "auto",
     except DataUnavailableError as exc:
         if mode == "full" or explicit:
             raise
-        return _sample_rows(sample, f"{DATA_DIR_ENV} is not set and the user cache {directory} does not hold "
-                                    f"{full.name}; for the full file set {DATA_DIR_ENV} to a folder holding it "
-                                    f"or run `packbench fetch` once")
+        # The note goes into manifests users commit: no path of their machine in it.
+        return _sample_rows(sample, f"{DATA_DIR_ENV} is not set and the user cache does not hold {full.name}; "
+                                    f"for the full file set {DATA_DIR_ENV} to a folder holding it or run "
+                                    f"`packbench fetch` once")
     where = f"${DATA_DIR_ENV}" if explicit else "the user cache"
     rows = read_jsonl_gz(path)
     return LoadedData(rows, "full", f"full file {full.name} ({len(rows):,} rows) from {where}")
