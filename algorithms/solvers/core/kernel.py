@@ -13,7 +13,9 @@ the worst taken items up to s to make it fit) cannot beat the best set found. An
 whose Dantzig bound with its value flipped cannot beat it either never enters the core.
 Where the next item after the core heads a long run of equal efficiency, the run bound
 (`runs.run_bound`) can cut deeper; every bound is rounded down to a multiple of the
-profits' gcd. The search ends, proving the incumbent optimal, when no state is left.
+profits' gcd, and where profits are a w + (multiples of g) for an integer a, to a c plus a
+multiple of g (`bounds.affine_step`). The search ends, proving the incumbent optimal, when no
+state is left.
 
 Each state keeps the decisions of the last 64 core steps as bits (bit 0 the newest); the
 wrapper rebuilds the earlier ones by a smaller search (Pisinger 1997, section 4).
@@ -26,74 +28,16 @@ import math
 import numpy as np
 from numba import njit
 
+from .bounds import _AFFINE_TRIES, _bound, _fill_value, _flip_bound, affine_step, surrogate_bound
 from .clock import monotonic_now
 from .runs import MIN_RUN, run_bound, run_tables
 
-__all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "surrogate_bound"]
+__all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "affine_step", "surrogate_bound"]
 
 PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = 0, 1, 2, 3
 # Bytes per state slot: weight, profit and decision bits (8 each), in two lists (current and next).
 STATE_BYTES = 48
-# Float slack on the bounds: a state is never dropped because its bound came out a little low.
-_REL_TOL = 1e-9
 _FIRST_SLOTS = 1024
-
-
-@njit(cache=True)
-def _floor_bound(value):
-    return math.floor(value + _REL_TOL * max(1.0, abs(value)))
-
-
-@njit(cache=True)
-def _fill_value(cw, cp, w, p, t, n, room):
-    """Dantzig bound of items t..n-1 within `room` >= 0: whole items in order, then a fraction."""
-    target = cw[t] + room
-    lo, hi = t, n
-    while lo < hi:  # the last j with cw[j] <= target
-        mid = (lo + hi + 1) >> 1
-        if cw[mid] <= target:
-            lo = mid
-        else:
-            hi = mid - 1
-    value = float(cp[lo] - cp[t])
-    if lo < n:
-        value += p[lo] * ((target - cw[lo]) / w[lo])  # the fraction (< 1) first: no overflow
-    return value
-
-
-@njit(cache=True)
-def _drop_loss(cw, cp, w, p, s, excess):
-    """Least Dantzig loss of removing `excess` > 0 weight from items 0..s (worst first); -1.0 when they weigh less."""
-    target = cw[s + 1] - excess
-    if target < 0:
-        return -1.0
-    lo, hi = 0, s + 1
-    while lo < hi:  # the last i with cw[i] <= target: items i..s removed whole cover the excess
-        mid = (lo + hi + 1) >> 1
-        if cw[mid] <= target:
-            lo = mid
-        else:
-            hi = mid - 1
-    whole_w = cw[s + 1] - cw[lo + 1]
-    return float(cp[s + 1] - cp[lo + 1]) + p[lo] * ((excess - whole_w) / w[lo])
-
-
-@njit(cache=True)
-def _bound(cw, cp, w, p, n, c, s, t, weight, profit, gp):
-    """Floored Dantzig bound of a state given the items outside the core; -1 when it can never fit.
-
-    Every set's profit is a multiple of `gp` (the gcd of all profits): the bound is rounded down to one.
-    """
-    if weight <= c:
-        value = _floor_bound(profit + _fill_value(cw, cp, w, p, t, n, c - weight))
-    else:
-        loss = _drop_loss(cw, cp, w, p, s, weight - c)
-        if loss < 0:
-            return -1
-        value = _floor_bound(profit - loss)
-    if gp > 1:
-        value -= value % gp
-    return value
 
 
 @njit(cache=True)
@@ -168,6 +112,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
     gp = 1 if n == 0 else p[0]
     for k in range(1, n):
         gp = math.gcd(gp, p[k])
+    a, ga = affine_step(w, p, gp, _AFFINE_TRIES)
     seq = np.empty(n, dtype=np.int64)
     adds = np.empty(n, dtype=np.int8)
     slots = min(_FIRST_SLOTS, max_states)
@@ -186,14 +131,14 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
         if side == 1:
             k = t
             t += 1
-            flip = _floor_bound(p[k] + _fill_value(cw, cp, w, p, 0, n, c - w[k]))  # k forced in
-            flip -= flip % gp
+            value = p[k] + _fill_value(cw, cp, w, p, 0, n, c - w[k])  # k forced in
+            flip = _flip_bound(value, w[k] + min(c - w[k], cw[n]), c, gp, a, ga)
             dw, dp = w[k], p[k]
         else:
             k = s
             s -= 1
-            flip = _floor_bound(_fill_value(cw, cp, w, p, 0, n, c + w[k]) - p[k])  # k forced out
-            flip -= flip % gp
+            value = _fill_value(cw, cp, w, p, 0, n, c + w[k]) - p[k]  # k forced out
+            flip = _flip_bound(value, min(c + w[k], cw[n]) - w[k], c, gp, a, ga)
             dw, dp = -w[k], -p[k]
         this_side = side
         side = 1 - side
@@ -225,7 +170,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 z, best_step, best_bits = pp, steps, vv
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
-            bound = _bound(cw, cp, w, p, n, c, s, t, ww, pp, gp)
+            bound = _bound(cw, cp, w, p, n, c, s, t, ww, pp, gp, a, ga)
             if bound > z and use_run:  # the run bound, where item t heads a long run (`runs`)
                 bound = min(bound, run_bound(eff, runs, n, c, s, t, ww, pp, z))
                 bound -= bound % gp
@@ -245,49 +190,3 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
             break
     return (status, z, best_step, best_bits, seq[:steps].copy(), adds[:steps].copy(), b, work,
             swap_out, swap_in)
-
-
-@njit(cache=True)
-def _surrogate_lp(w, p, c, k, lam):
-    """(LP value, LP cardinality) of max p.x s.t. (w + lam).x <= c + lam * k, 0 <= x <= 1."""
-    ww = w + lam
-    order = np.argsort(-(p / ww), kind="mergesort")
-    room = c + lam * k
-    value, count = 0.0, 0.0
-    for q in range(len(order)):
-        j = order[q]
-        if ww[j] <= room:
-            room -= ww[j]
-            value += p[j]
-            count += 1.0
-        else:
-            value += p[j] * (room / ww[j])
-            count += room / ww[j]
-            break
-    return value, count
-
-
-@njit(cache=True)
-def surrogate_bound(w, p, c, k, z, rounds):
-    """Floored upper bound from the surrogate relaxation of the cardinality constraint sum(x) <= k.
-
-    No set holds more than k items (the k + 1 lightest do not fit), so for every multiplier
-    lam >= 0 the LP of (w + lam).x <= c + lam k bounds the optimum (Martello, Pisinger & Toth
-    1999). Bisection on lam drives the LP's cardinality to k; it stops early once the bound
-    reaches `z`. On strongly correlated classes this bound is the optimum when the room can be
-    filled exactly, where the Dantzig bound is up to one profit offset above it.
-    """
-    wf, pf = w.astype(np.float64), p.astype(np.float64)
-    best = _floor_bound(_surrogate_lp(wf, pf, float(c), float(k), 0.0)[0])
-    lo, hi = 0.0, float(pf.max())
-    for _ in range(rounds):
-        if best <= z:
-            break
-        lam = 0.5 * (lo + hi)
-        value, count = _surrogate_lp(wf, pf, float(c), float(k), lam)
-        best = min(best, _floor_bound(value))
-        if count > k:
-            lo = lam
-        else:
-            hi = lam
-    return best

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from .clock import CLOCK_ID, monotonic_now, to_clock
+from .bounds import _AFFINE_TRIES, _shifted, affine_step
 
 __all__ = ["LEX_STATE_BYTES", "lex_first"]
 
@@ -26,7 +27,7 @@ _REL_TOL = 1e-9
 
 @njit(cache=True)
 def _fill(tw, tp, eff, n, top, room):
-    """Dantzig bound of the items alive in the Fenwick tree within `room`."""
+    """(Dantzig bound, weight its LP solution uses) of the items alive in the Fenwick tree within `room`."""
     pos, left, value = 0, room, 0.0
     step = top
     while step > 0:
@@ -38,12 +39,17 @@ def _fill(tw, tp, eff, n, top, room):
         step >>= 1
     if pos < n and left > 0:
         value += eff[pos] * left  # pos is the first alive item left out: the best efficiency left
-    return value
+        left = 0
+    return value, room - left
 
 
 @njit(cache=True)
 def _lex_kernel(w, p, room, target, max_states, clock_id, deadline):
     n = len(w)
+    gp = p[0]
+    for k in range(1, n):
+        gp = math.gcd(gp, p[k])
+    slope, ga = affine_step(w, p, gp, _AFFINE_TRIES)  # not `a`: the loops below use it
     eff_all = p / w
     order = np.argsort(-eff_all, kind="mergesort")
     rank = np.empty(n, dtype=np.int64)
@@ -95,9 +101,12 @@ def _lex_kernel(w, p, room, target, max_states, clock_id, deadline):
                 j += 1
             if out > end and pp <= SP[out - 1]:
                 continue
-            bound = pp + _fill(tw, tp, eff, n, top, room - ww)
+            fill, used = _fill(tw, tp, eff, n, top, room - ww)
+            bound = pp + fill
             if math.floor(bound + _REL_TOL * max(1.0, abs(bound))) < target:
                 continue
+            if ga > 1 and _shifted(bound, ww + used, room, slope, ga) < target:
+                continue  # the shifted-gcd cut (`kernel.affine_step`): the same sets reach the target
             SW[out], SP[out] = ww, pp
             out += 1
         start[layer + 2] = out
