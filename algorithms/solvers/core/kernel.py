@@ -38,6 +38,8 @@ PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = 0, 1, 2, 3
 # Bytes per state slot: weight, profit and decision bits (8 each), in two lists (current and next).
 STATE_BYTES = 48
 _FIRST_SLOTS = 1024
+# Float slack of the quick test: it only skips states whose bound is below z + 1 by more than this.
+_QUICK_TOL = 1e-9
 
 
 @njit(cache=True)
@@ -156,6 +158,8 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 W, P, V = W3, P3, V3
         seq[steps], adds[steps] = k, this_side
         use_run = t < n and runs[1][t] - runs[0][t] >= MIN_RUN  # s and t are fixed during the merge
+        rate_t = eff[t] if t < n else 0.0
+        rate_s = eff[s] if s >= 0 else 0.0
         i = j = out = 0
         while i < m or j < m:
             if j >= m or (i < m and (W[i] < W[j] + dw or (W[i] == W[j] + dw and P[i] >= P[j] + dp))):
@@ -170,6 +174,14 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 z, best_step, best_bits = pp, steps, vv
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
+            # The next item's (or the last taken one's) rate over the whole gap bounds Dantzig's from
+            # above: where even that cannot beat z, the binary search of the fill is not needed.
+            if ww <= c:
+                quick = pp + (c - ww) * rate_t if t < n else pp
+            else:
+                quick = pp - (ww - c) * rate_s if s >= 0 else -1.0
+            if quick < z + 1.0 - _QUICK_TOL * max(1.0, abs(quick)):
+                continue
             bound = _bound(cw, cp, w, p, n, c, s, t, ww, pp, gp, a, ga)
             if bound > z and use_run:  # the run bound, where item t heads a long run (`runs`)
                 bound = min(bound, run_bound(eff, runs, n, c, s, t, ww, pp, z))
