@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.lex import lex_first
+from .core.minknap import lex_first_from
 from .pareto import pareto_knapsack, pareto_lex
 from .reduce import Reduction
 
@@ -56,7 +56,9 @@ def core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.
     """The lexicographic optimum by `lex_first` on the re-reduced core; the search's set past `states`."""
     target = int(profits[core_set].sum()) - int(profits[fixed].sum())
     try:
-        found = lex_first(tokens[core], profits[core].astype(np.int64), room, target, int(states), deadline)
+        where = {k: q for q, k in enumerate(core)}  # the search's optimum, a witness for the tie-break
+        found = lex_first_from(tokens[core], profits[core].astype(np.int64), room, target, int(states),
+                               [where[k] for k in core_set if k in where], deadline)
     except TimeoutError:
         info.update(canonical=False, tie_break="none")  # the optimum stands; the tie-break ran out of time
         return core_set

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MEMORY_LIMIT", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MinknapResult", "minknap", "minknap_bytes", "warm_up"]
+__all__ = ["MEMORY_LIMIT", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MinknapResult", "lex_by_witness", "lex_first_from",
+           "minknap", "minknap_bytes", "warm_up"]
 
 PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = "proven", "time_limit", "work_limit", "memory_limit"
 _STATUS = (PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT)
@@ -154,6 +155,90 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
     return MinknapResult(chosen, first[0], first[1], total_work)
 
 
+def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness: np.ndarray,
+                   work: int, deadline: float | None = None) -> list[int] | None:
+    """The lexicographically first set reaching `target`, given `witness` (a bool mask of one); None past `work`.
+
+    Args:
+        w, p: int64 weights (each <= room) and profits, in position order.
+        room: Capacity.
+        target: The profit to reach (the optimum's value).
+        witness: A set that fits and reaches `target`.
+        work: State visits the searches may spend together.
+        deadline: A `time.perf_counter()` value for the searches.
+
+    Returns:
+        Increasing positions, or None when the searches would need more than `work` visits.
+
+    Raises:
+        TimeoutError: The deadline passed.
+    """
+    from .bounds import _AFFINE_TRIES, affine_step
+    from .witness import advance, tree
+
+    n = len(w)
+    chosen = np.array(witness, dtype=np.bool_)
+    _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
+    kind = np.ascontiguousarray(kind.reshape(-1), dtype=np.int64)
+    n_kinds = int(kind.max()) + 1 if n else 0
+    items_tree = tree(w, p)
+    acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum())], dtype=np.int64)
+    slope, ga = affine_step(w, p, int(np.gcd.reduce(p)), _AFFINE_TRIES) if n else (0, 1)
+    k = 0
+    while True:
+        k = advance(w, p, kind, n_kinds, int(room), int(target), chosen, k, items_tree, acc, slope, ga)
+        if k >= n:
+            return np.flatnonzero(chosen).tolist()
+        if work <= 0:
+            return None
+        left, need = int(room) - int(acc[0]) - int(w[k]), int(target) - int(acc[1]) - int(p[k])
+        later = np.arange(k + 1, n)
+        later = later[w[later] <= left]
+        res = minknap(w[later], p[later], left, lower=need - 1, deadline=deadline,
+                      work_limit=max(1, work)) if len(later) else None
+        work -= len(later)  # the search's setup (a sort of the items after k) counts as a visit per item
+        if res is not None:
+            work -= res.work
+            if res.status == TIME_LIMIT:
+                raise TimeoutError("lex_by_witness: deadline passed")
+        if need <= 0 or (res is not None and res.chosen is not None):
+            chosen[k:] = False
+            chosen[k] = True
+            if res is not None and res.chosen is not None:
+                chosen[later[res.chosen]] = True
+            acc[0] += w[k]
+            acc[1] += p[k]
+            acc[2], acc[3] = int(w[chosen].sum()), int(p[chosen].sum())
+        elif res is not None and res.status != PROVEN:
+            return None
+        k += 1  # item k left the tree in `advance`; its decision is made
+
+
+def lex_first_from(tokens, profits, room: int, target: int, max_states: int, witness,
+                   deadline: float | None = None) -> list[int] | None:
+    """`lex.lex_first`, given positions of a set reaching `target`: the same set, usually far cheaper.
+
+    The witness pass (`lex_by_witness`) runs first on a quarter of `max_states` state visits; past
+    that, `lex_first`'s lists with `max_states` (None past their cap, as there).
+
+    Raises:
+        ValueError: No set reaches `target` (from `lex_first`).
+        TimeoutError: The deadline passed.
+    """
+    from .lex import lex_first
+    from .witness import WITNESS_SHARE
+
+    w = np.ascontiguousarray(tokens, dtype=np.int64)
+    p = np.ascontiguousarray(profits, dtype=np.int64)
+    mask = np.zeros(len(w), dtype=np.bool_)
+    mask[np.asarray(witness, dtype=np.int64)] = True
+    if len(w) and int(w[mask].sum()) <= room and int(p[mask].sum()) >= target:
+        found = lex_by_witness(w, p, int(room), int(target), mask, int(max_states) // WITNESS_SHARE, deadline)
+        if found is not None:
+            return found
+    return lex_first(w, p, room, target, max_states, deadline)
+
+
 def warm_up() -> None:
     """Load the compiled kernels (from numba's cache, or compile them on a first install).
 
@@ -165,4 +250,5 @@ def warm_up() -> None:
 
     minknap([2, 3, 4], [3, 4, 5], 5)
     lex_first([2, 3, 4], [3, 4, 5], 5, 7, 100)
+    lex_first_from([2, 3, 4, 3], [3, 4, 5, 4], 5, 7, 100, [0, 1])  # the witness pass, with one search
     surrogate_bound(np.arange(1, 9), np.arange(1, 9) + 3, 12, 3, 0, 2)

@@ -1,0 +1,143 @@
+"""The lexicographically first optimum from a known optimal set, by swaps, bounds and a few small searches.
+
+`lex.lex_first`'s rule, item by item in position order: take item k whenever some set that keeps
+the decisions taken so far, takes k and reaches the target exists. Its Pareto lists answer that
+for every k at once and must hold every list; here a witness answers it: the optimal set the
+search proved (`minknap`). While the witness takes k, k is taken. Where it does not:
+
+- a later witness item j of the same (weight, profit) swapped for k keeps it a witness (the usual
+  case on instances with many equal items, such as the spanner classes); so does any later j no
+  lighter than k minus the witness's spare room and no more profitable than k plus its spare profit;
+- else Dantzig's bound of the items after k (a Fenwick tree over their efficiency order, as in
+  `lex`), with the decisions so far and k taken, below the target says no such set exists;
+- else the expanding-core search on the items after k finds one (the new witness) or proves none.
+
+The searches share a deterministic budget of state visits; past it the caller falls back to the
+lists. The answer is the same set as the lists' (the same rule on the same questions). The
+driver, which calls the search, is `minknap.lex_by_witness`; this module holds its compiled steps.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .bounds import _shifted
+from .lex import _fill
+
+__all__ = ["WITNESS_SHARE", "advance", "tree"]
+
+_REL_TOL = 1e-9
+# Later witness items tried as swap partners for an item the witness leaves out, besides its own type.
+_SWAP_SCAN = 32
+# The witness pass may spend max_states / this many state visits before the lists run.
+WITNESS_SHARE = 4
+
+
+@njit(cache=True)
+def tree(w, p):
+    """(efficiency rank of each item, efficiencies in rank order, Fenwick weights, Fenwick profits, top bit)."""
+    n = len(w)
+    eff_all = p / w
+    order = np.argsort(-eff_all, kind="mergesort")
+    rank = np.empty(n, dtype=np.int64)
+    for q in range(n):
+        rank[order[q]] = q
+    tw = np.zeros(n + 1, dtype=np.int64)
+    tp = np.zeros(n + 1, dtype=np.float64)
+    for q in range(n):
+        i = q + 1
+        while i <= n:
+            tw[i] += w[order[q]]
+            tp[i] += p[order[q]]
+            i += i & -i
+    top = 1
+    while top * 2 <= n:
+        top *= 2
+    return rank, eff_all[order], tw, tp, top
+
+
+@njit(cache=True)
+def _stacks(kind, chosen, n_kinds, start):
+    """Per (weight, profit) kind, the witness's items at positions >= start, ascending (CSR)."""
+    n = len(kind)
+    head = np.zeros(n_kinds + 1, dtype=np.int64)
+    for j in range(start, n):
+        if chosen[j]:
+            head[kind[j] + 1] += 1
+    for q in range(n_kinds):
+        head[q + 1] += head[q]
+    fill = head[:-1].copy()
+    items = np.empty(max(1, head[n_kinds]), dtype=np.int64)
+    for j in range(start, n):
+        if chosen[j]:
+            items[fill[kind[j]]] = j
+            fill[kind[j]] += 1
+    return head, items, fill  # fill[q]: one past the top of kind q's stack
+
+
+@njit(cache=True)
+def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga):
+    """Decide items k, k+1, ... while swaps and bounds suffice; return the first item that needs a search (or n).
+
+    `acc` holds (weight taken so far, profit taken so far, the witness's weight, its profit); (slope, ga)
+    are `bounds.affine_step`'s.
+    """
+    n = len(w)
+    rank, eff, tw, tp, top = tree
+    head, items, fill = _stacks(kind, chosen, n_kinds, k)
+    while k < n:
+        i = rank[k] + 1  # item k leaves the items after the decided ones
+        while i <= n:
+            tw[i] -= w[k]
+            tp[i] -= p[k]
+            i += i & -i
+        if chosen[k]:
+            acc[0] += w[k]
+            acc[1] += p[k]
+            k += 1
+            continue
+        if acc[0] + w[k] > room:
+            k += 1
+            continue
+        spare_w, spare_p = room - acc[2], acc[3] - target
+        partner = -1
+        if w[k] <= spare_w:
+            partner = n  # the witness plus k still fits
+        q = kind[k]
+        while partner < 0 and fill[q] > head[q] and items[fill[q] - 1] > k:
+            fill[q] -= 1  # the stack's top: the witness's last item of k's kind (unless swapped out since)
+            if chosen[items[fill[q]]]:
+                partner = items[fill[q]]
+        if partner < 0:
+            seen = 0
+            for j in range(k + 1, n):
+                if chosen[j]:
+                    if w[j] >= w[k] - spare_w and p[j] <= p[k] + spare_p:
+                        partner = j
+                        break
+                    seen += 1
+                    if seen >= _SWAP_SCAN:
+                        break
+        if partner >= 0:
+            if partner < n:
+                chosen[partner] = False
+                acc[2] -= w[partner]
+                acc[3] -= p[partner]
+            chosen[k] = True
+            acc[2] += w[k]
+            acc[3] += p[k]
+            acc[0] += w[k]
+            acc[1] += p[k]
+            k += 1
+            continue
+        value, used = _fill(tw, tp, eff, n, top, room - acc[0] - w[k])
+        bound = acc[1] + p[k] + value
+        if math.floor(bound + _REL_TOL * max(1.0, abs(bound))) < target or (
+                ga > 1 and _shifted(bound, acc[0] + w[k] + used, room, slope, ga) < target):
+            k += 1
+            continue
+        return k
+    return n

@@ -1,0 +1,72 @@
+"""The witness pass of the tie-break (`minknap.lex_by_witness`, `lex_first_from`): the same set as `lex_first`.
+
+Both apply one rule (take item k whenever a set keeping the decisions so far, with k, reaches the
+target); the witness answers it by swaps, bounds and small searches instead of stored lists, so on
+every instance it must give exactly `lex_first`'s set, and the brute force's lexicographic optimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packbench.algorithms.solvers.core.lex import lex_first
+from packbench.algorithms.solvers.core.minknap import lex_by_witness, lex_first_from, minknap
+
+from tests.test_exact_canonical import _lex_first_optimum
+
+# Few kinds of (weight, profit), repeated, plus free items: many optimal sets and many swaps.
+kinds_case = st.tuples(
+    st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), min_size=1, max_size=4),
+    st.lists(st.tuples(st.booleans(), st.integers(0, 3), st.integers(1, 30), st.integers(1, 30)),
+             min_size=1, max_size=13),
+    st.floats(0.0, 1.0))
+
+
+def _instance(case):
+    kinds, picks, frac = case
+    items = [kinds[q % len(kinds)] if same else (x, y) for same, q, x, y in picks]
+    w = np.array([x for x, _ in items], np.int64)
+    p = np.array([y for _, y in items], np.int64)
+    c = int(w.max()) + int(frac * (int(w.sum()) - int(w.max())))
+    return w, p, c
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=kinds_case)
+def test_the_witness_pass_gives_the_lexicographically_first_optimum(case):
+    w, p, c = _instance(case)
+    res = minknap(w, p, c)
+    mask = np.zeros(len(w), dtype=bool)
+    mask[res.chosen] = True
+    expected = list(_lex_first_optimum(w.tolist(), p.tolist(), c))
+    assert lex_by_witness(w, p, c, res.value, mask, 10**6) == expected
+    assert lex_first_from(w, p, c, res.value, 10**6, res.chosen) == expected
+
+
+def test_without_budget_it_gives_up_and_lex_first_from_falls_back_to_the_lists():
+    rng = np.random.default_rng(3)
+    w = rng.integers(1, 60, 40)
+    p = rng.integers(1, 60, 40)
+    c = int(w.sum()) // 2
+    res = minknap(w, p, c)
+    mask = np.zeros(len(w), dtype=bool)
+    mask[res.chosen] = True
+    assert lex_by_witness(w, p, c, res.value, mask, 0) is None  # it needs a search here, and may not run one
+    assert lex_first_from(w, p, c, res.value, 4, res.chosen) == lex_first(w, p, c, res.value, 10**6)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_on_many_equal_items_it_matches_lists_that_need_far_more_states(seed):
+    # Multiples of two base items (the spanner classes' shape): the lists need many states,
+    # the witness finds the same set by same-kind swaps.
+    rng = np.random.default_rng(seed)
+    base_w, base_p = rng.integers(5, 40, 2), rng.integers(5, 40, 2)
+    pick, mult = rng.integers(0, 2, 400), rng.integers(1, 8, 400)
+    w, p = base_w[pick] * mult, base_p[pick] * mult
+    c = int(w.sum()) // 3
+    res = minknap(w, p, c)
+    lists = lex_first(w, p, c, res.value, 10**7)
+    assert lists is not None
+    assert lex_first_from(w, p, c, res.value, 10**7, res.chosen) == lists
