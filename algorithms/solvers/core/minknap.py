@@ -151,7 +151,7 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
         free[idx[~open_]] = False
         need_room -= int(ws[idx[fixed]].sum())
         need_value = int(value) - int(ps[idx[fixed]].sum()) - 1  # the open items must reach the rest
-    chosen = sorted(int(k) for k in order[np.flatnonzero(taken)])
+    chosen = np.sort(order[np.flatnonzero(taken)]).tolist()
     return MinknapResult(chosen, first[0], first[1], total_work)
 
 
@@ -164,7 +164,7 @@ def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness
         room: Capacity.
         target: The profit to reach (the optimum's value).
         witness: A set that fits and reaches `target`.
-        work: State visits the searches may spend together.
+        work: State visits the searches may spend together (each at most half of it, `witness.QUERY_SHARE`).
         deadline: A `time.perf_counter()` value for the searches.
 
     Returns:
@@ -174,11 +174,15 @@ def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness
         TimeoutError: The deadline passed.
     """
     from .bounds import _AFFINE_TRIES, affine_step
-    from .witness import advance, tree
+    from .witness import QUERY_SHARE, advance, tree
 
     n = len(w)
+    budget = work
     chosen = np.array(witness, dtype=np.bool_)
-    _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
+    if n and float(w.max()) * float(p.max() + 1) < 9.0e18:  # one int64 key per (weight, profit)
+        _, kind = np.unique(w * (int(p.max()) + 1) + p, return_inverse=True)
+    else:
+        _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
     kind = np.ascontiguousarray(kind.reshape(-1), dtype=np.int64)
     n_kinds = int(kind.max()) + 1 if n else 0
     items_tree = tree(w, p)
@@ -195,7 +199,7 @@ def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness
         later = np.arange(k + 1, n)
         later = later[w[later] <= left]
         res = minknap(w[later], p[later], left, lower=need - 1, deadline=deadline,
-                      work_limit=max(1, work)) if len(later) else None
+                      work_limit=max(1, min(work, budget // QUERY_SHARE))) if len(later) else None
         work -= len(later)  # the search's setup (a sort of the items after k) counts as a visit per item
         if res is not None:
             work -= res.work

@@ -27,13 +27,15 @@ from numba import njit
 from .bounds import _shifted
 from .lex import _fill
 
-__all__ = ["WITNESS_SHARE", "advance", "tree"]
+__all__ = ["QUERY_SHARE", "WITNESS_SHARE", "advance", "tree"]
 
 _REL_TOL = 1e-9
-# Later witness items tried as swap partners for an item the witness leaves out, besides its own type.
-_SWAP_SCAN = 32
+# Positions after an item the witness leaves out where a swap partner is looked for (besides its own kind).
+_SWAP_SCAN = 64
 # The witness pass may spend max_states / this many state visits before the lists run.
 WITNESS_SHARE = 4
+# One search may spend at most 1/QUERY_SHARE of the budget: one that needs more is about as hard as the proof.
+QUERY_SHARE = 2
 
 
 @njit(cache=True)
@@ -112,15 +114,10 @@ def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga):
             if chosen[items[fill[q]]]:
                 partner = items[fill[q]]
         if partner < 0:
-            seen = 0
-            for j in range(k + 1, n):
-                if chosen[j]:
-                    if w[j] >= w[k] - spare_w and p[j] <= p[k] + spare_p:
-                        partner = j
-                        break
-                    seen += 1
-                    if seen >= _SWAP_SCAN:
-                        break
+            for j in range(k + 1, min(n, k + 1 + _SWAP_SCAN)):  # a bounded look: O(n) per item would be O(n^2)
+                if chosen[j] and w[j] >= w[k] - spare_w and p[j] <= p[k] + spare_p:
+                    partner = j
+                    break
         if partner >= 0:
             if partner < n:
                 chosen[partner] = False
