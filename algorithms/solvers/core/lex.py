@@ -19,7 +19,7 @@ from numba import njit
 from .clock import CLOCK_ID, monotonic_now, to_clock
 from .bounds import _AFFINE_TRIES, _shifted, affine_step
 
-__all__ = ["LEX_STATE_BYTES", "lex_first"]
+__all__ = ["LEX_STATE_BYTES", "item_tree", "lex_first"]
 
 LEX_STATE_BYTES = 16  # weight and profit of every stored state
 _REL_TOL = 1e-9
@@ -44,21 +44,21 @@ def _fill(tw, tp, eff, n, top, room):
 
 
 @njit(cache=True)
-def _lex_kernel(w, p, room, target, max_states, clock_id, deadline):
+def item_tree(w, p):
+    """Every item alive in a Fenwick tree over the efficiency order.
+
+    Returns (efficiency rank of each item, efficiencies in rank order, Fenwick weights, Fenwick
+    profits, the tree's top bit), as `_fill` reads them.
+    """
     n = len(w)
-    gp = p[0]
-    for k in range(1, n):
-        gp = math.gcd(gp, p[k])
-    slope, ga = affine_step(w, p, gp, _AFFINE_TRIES)  # not `a`: the loops below use it
     eff_all = p / w
     order = np.argsort(-eff_all, kind="mergesort")
     rank = np.empty(n, dtype=np.int64)
     for q in range(n):
         rank[order[q]] = q
-    eff = eff_all[order]
     tw = np.zeros(n + 1, dtype=np.int64)
     tp = np.zeros(n + 1, dtype=np.float64)
-    for q in range(n):  # Fenwick tree over the efficiency order, every item alive
+    for q in range(n):  # every item alive
         i = q + 1
         while i <= n:
             tw[i] += w[order[q]]
@@ -67,6 +67,17 @@ def _lex_kernel(w, p, room, target, max_states, clock_id, deadline):
     top = 1
     while top * 2 <= n:
         top *= 2
+    return rank, eff_all[order], tw, tp, top
+
+
+@njit(cache=True)
+def _lex_kernel(w, p, room, target, max_states, clock_id, deadline):
+    n = len(w)
+    gp = p[0]
+    for k in range(1, n):
+        gp = math.gcd(gp, p[k])
+    slope, ga = affine_step(w, p, gp, _AFFINE_TRIES)  # not `a`: the loops below use it
+    rank, eff, tw, tp, top = item_tree(w, p)
     SW = np.empty(max_states, dtype=np.int64)
     SP = np.empty(max_states, dtype=np.int64)
     start = np.zeros(n + 2, dtype=np.int64)  # layer i (items n-i..n-1) is SW[start[i]:start[i+1]]

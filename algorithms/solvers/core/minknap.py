@@ -174,7 +174,8 @@ def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness
         TimeoutError: The deadline passed.
     """
     from .bounds import _AFFINE_TRIES, affine_step
-    from .witness import QUERY_SHARE, advance, tree
+    from .lex import item_tree
+    from .witness import QUERY_SHARE, advance
 
     n = len(w)
     budget = work
@@ -185,7 +186,7 @@ def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness
         _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
     kind = np.ascontiguousarray(kind.reshape(-1), dtype=np.int64)
     n_kinds = int(kind.max()) + 1 if n else 0
-    items_tree = tree(w, p)
+    items_tree = item_tree(w, p)
     acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum())], dtype=np.int64)
     slope, ga = affine_step(w, p, int(np.gcd.reduce(p)), _AFFINE_TRIES) if n else (0, 1)
     k = 0

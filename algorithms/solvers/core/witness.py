@@ -27,7 +27,7 @@ from numba import njit
 from .bounds import _shifted
 from .lex import _fill
 
-__all__ = ["QUERY_SHARE", "WITNESS_SHARE", "advance", "tree"]
+__all__ = ["QUERY_SHARE", "WITNESS_SHARE", "advance"]
 
 _REL_TOL = 1e-9
 # Positions after an item the witness leaves out where a swap partner is looked for (besides its own kind).
@@ -36,29 +36,6 @@ _SWAP_SCAN = 64
 WITNESS_SHARE = 4
 # One search may spend at most 1/QUERY_SHARE of the budget: one that needs more is about as hard as the proof.
 QUERY_SHARE = 2
-
-
-@njit(cache=True)
-def tree(w, p):
-    """(efficiency rank of each item, efficiencies in rank order, Fenwick weights, Fenwick profits, top bit)."""
-    n = len(w)
-    eff_all = p / w
-    order = np.argsort(-eff_all, kind="mergesort")
-    rank = np.empty(n, dtype=np.int64)
-    for q in range(n):
-        rank[order[q]] = q
-    tw = np.zeros(n + 1, dtype=np.int64)
-    tp = np.zeros(n + 1, dtype=np.float64)
-    for q in range(n):
-        i = q + 1
-        while i <= n:
-            tw[i] += w[order[q]]
-            tp[i] += p[order[q]]
-            i += i & -i
-    top = 1
-    while top * 2 <= n:
-        top *= 2
-    return rank, eff_all[order], tw, tp, top
 
 
 @njit(cache=True)
