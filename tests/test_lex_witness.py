@@ -70,3 +70,22 @@ def test_on_many_equal_items_it_matches_lists_that_need_far_more_states(seed):
     lists = lex_first(w, p, c, res.value, 10**7)
     assert lists is not None
     assert lex_first_from(w, p, c, res.value, 10**7, res.chosen) == lists
+
+
+def test_a_search_as_hard_as_the_proof_ends_the_tie_break_without_the_lists():
+    # Strongly correlated with offsets 1000 and 1001: a question the witness cannot answer needs a
+    # search about as long as the proof. Past half the budget in one search the pass gives up, and
+    # lex_first_from answers None (the caller keeps the search's own set) without running the lists.
+    from packbench.algorithms.solvers.core.minknap import _witness_pass
+
+    rng = np.random.default_rng(1)
+    w = rng.integers(1, 10**4, 3000)
+    p = w + 1000 + (w % 7 == 0)
+    c = int(w.sum()) // 2
+    res = minknap(w, p, c)
+    assert res.proven and res.work > 40_000
+    mask = np.zeros(len(w), dtype=bool)
+    mask[res.chosen] = True
+    found, hopeless = _witness_pass(w, p, c, res.value, mask, 10_000)
+    assert found is None and hopeless
+    assert lex_first_from(w, p, c, res.value, 40_000, res.chosen) is None
