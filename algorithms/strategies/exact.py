@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import dantzig_bound_arrays, fitting_positive
+from ..bounds import candidate_arrays, dantzig_bound_arrays
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 # The portfolio's budgets, under private names here: the tests patch them on this module.
-from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIRECT_SEC,
+from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIRECT_SEC, GUARD_SEC as _GUARD_SEC,
+                               GUARD_SHARE as _GUARD_SHARE,
                                HEAVY_PART as _HEAVY_PART, HEAVY_SHARE as _HEAVY_SHARE, HEAVY_WORK as _HEAVY_WORK,
                                LEX_BYTE_SEC as _LEX_BYTE_SEC, LEX_FIRST_SHARE as _LEX_FIRST_SHARE,
                                LEX_ITEM_SEC as _LEX_ITEM_SEC, LEX_MAX_BYTES as _LEX_MAX_BYTES,
@@ -28,7 +29,7 @@ from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
 from ..solvers.pareto import pareto_lex
 from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
-from ..solvers.scaling import integer_profits
+from ..solvers.scaling import integer_profits_array
 from ..solvers.stages import Cut as _Cut
 from ..solvers.stages import better, core_lex, lex_first_pass, pareto_from_greedy
 from .base import Strategy
@@ -110,17 +111,16 @@ class Exact(Strategy):
 
     def select(self, problem: Problem) -> Selection:
         start = time.perf_counter()
-        deadline = start + self.params["time_limit"]
+        limit = self.params["time_limit"]
+        deadline = start + limit - min(_GUARD_SEC, _GUARD_SHARE * limit)
         cands, room = problem.candidates, problem.room
-        keep = fitting_positive(cands, room)
-        scores_f = [cands[k].score for k in keep]
-        if sum(cands[k].tokens for k in keep) <= room:
-            return Selection(tuple(keep), optimal=True, upper_bound=math.fsum(scores_f),
+        all_tokens, all_scores, keep = candidate_arrays(cands, room)
+        tokens, scores = all_tokens[keep], all_scores[keep]
+        if int(tokens.sum()) <= room:
+            return Selection(tuple(keep.tolist()), optimal=True, upper_bound=math.fsum(scores.tolist()),
                              info={"solver": "trivial", "free": 0, "canonical": True, "tie_break": "lex",
                                    "limit_kind": "wall"})
-        tokens = np.array([cands[k].tokens for k in keep], dtype=np.int64)
-        profits_l, _, err = integer_profits(scores_f)
-        profits = np.array(profits_l, dtype=np.float64)  # < 2**50 in total: float sums are exact
+        profits, _, err = integer_profits_array(scores)  # < 2**50 in total: float sums are exact
         kind = "work" if self.params["work_limit"] else "wall"
         info: dict[str, Any] = {"scale_error": err, "limit_kind": kind, "canonical": True, "tie_break": "lex"}
         red = reduce_knapsack(tokens, profits, room, margin=1.0)
@@ -131,15 +131,15 @@ class Exact(Strategy):
             positions = cut.args[0]
             stopped = cut.args[1] if len(cut.args) > 1 else "time_limit"
             info.update(solver=stopped, stopped=stopped, canonical=False, tie_break="none")
-            chosen = tuple(keep[p] for p in positions)
-            score = math.fsum(cands[k].score for k in chosen)
+            chosen = keep[np.asarray(positions, dtype=np.int64)]
+            score = math.fsum(all_scores[chosen].tolist())
             # From the arrays at hand: past the limit no pass over the candidates in Python (the same float).
-            bound = dantzig_bound_arrays(np.array(scores_f, dtype=np.float64), tokens, room)
-            return Selection(chosen, optimal=False, upper_bound=max(score, bound), info=info)
+            bound = dantzig_bound_arrays(scores, tokens, room)
+            return Selection(tuple(chosen.tolist()), optimal=False, upper_bound=max(score, bound), info=info)
         info["solver"] = solver
-        chosen = tuple(keep[p] for p in sorted(positions))
-        score = math.fsum(cands[k].score for k in chosen)
-        return Selection(chosen, optimal=True, upper_bound=score + err, info=info)
+        chosen = keep[np.sort(np.asarray(positions, dtype=np.int64))]
+        score = math.fsum(all_scores[chosen].tolist())
+        return Selection(tuple(chosen.tolist()), optimal=True, upper_bound=score + err, info=info)
 
     def _solve(self, tokens: np.ndarray, profits: np.ndarray, room: int, red: Reduction, deadline: float,
                info: dict[str, Any]) -> tuple[list[int], str]:
