@@ -16,13 +16,15 @@ from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 # The portfolio's budgets, under private names here: the tests patch them on this module.
 from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIRECT_SEC, GUARD_SEC as _GUARD_SEC,
-                               GUARD_SHARE as _GUARD_SHARE,
-                               HEAVY_PART as _HEAVY_PART, HEAVY_SHARE as _HEAVY_SHARE, HEAVY_WORK as _HEAVY_WORK,
+                               GUARD_SHARE as _GUARD_SHARE, HEAVY_PART as _HEAVY_PART, HEAVY_SHARE as _HEAVY_SHARE,
+                               HEAVY_WORK as _HEAVY_WORK,
                                LEX_BYTE_SEC as _LEX_BYTE_SEC, LEX_FIRST_SHARE as _LEX_FIRST_SHARE,
                                LEX_ITEM_SEC as _LEX_ITEM_SEC, LEX_MAX_BYTES as _LEX_MAX_BYTES,
                                LEX_MAX_STATES as _LEX_MAX_STATES, LEX_MIN_STATES as _LEX_MIN_STATES,
                                LEX_PER_VISIT as _LEX_PER_VISIT, MIN_SLICE as _MIN_SLICE,
-                               PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE, RACE_SLICE as _RACE_SLICE)
+                               PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE, RACE_SLICE as _RACE_SLICE,
+                               SHARPEN_GAP as _SHARPEN_GAP, SHARPEN_MIN_SEC as _SHARPEN_MIN_SEC,
+                               SHARPEN_WORK as _SHARPEN_WORK)
 from ..solvers.core.lex import LEX_STATE_BYTES
 from ..solvers.core.minknap import minknap, warm_up
 from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
@@ -31,7 +33,7 @@ from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
 from ..solvers.scaling import integer_profits_array
 from ..solvers.stages import Cut as _Cut
-from ..solvers.stages import better, core_lex, lex_first_pass, pareto_from_greedy
+from ..solvers.stages import better, core_lex, lex_first_pass, pareto_from_greedy, sharpen
 from .base import Strategy
 from .bnb import _knapsack_solver, bnb_knapsack
 from .cpsat import _cp_model, cpsat_knapsack
@@ -98,6 +100,7 @@ class Exact(Strategy):
     _pareto = staticmethod(pareto_from_greedy)
     _core_lex = staticmethod(core_lex)
     _better = staticmethod(better)
+    _sharpen = staticmethod(sharpen)
     PARAMS = MappingProxyType({
         "time_limit": Param(60.0, real_in(0.0, lo_open=True), "total seconds for the solvers (wall clock)"),
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
@@ -106,11 +109,7 @@ class Exact(Strategy):
 
     @staticmethod
     def warm_up() -> None:
-        """Load the compiled search (`minknap.warm_up`) and OR-Tools' solvers before anything is timed.
-
-        Importing OR-Tools' knapsack solver alone takes 0.2-0.25 s (more under load): on a first
-        call inside a short limit that was the largest overrun measured.
-        """
+        """Load the compiled search and OR-Tools (0.2-0.25 s to import) before anything is timed."""
         warm_up()
         _knapsack_solver()
         _cp_model()
@@ -159,7 +158,11 @@ class Exact(Strategy):
         info["dp_estimate"] = round(est, 6)
         dp_fits = need <= cap
         if dp_fits and est <= _DP_DIRECT_SEC:  # a tiny DP: the canonical set in one pass
-            return fixed + self._dp(core, tokens, profits, red.room, deadline, red.incumbent), "exact_dp"
+            best = list(red.incumbent)
+            if est > _SHARPEN_MIN_SEC and red.upper_bound - red.incumbent_score > _SHARPEN_GAP * red.upper_bound:
+                red, best = self._sharpen(core, tokens, profits, room, red, deadline, cap, _SHARPEN_WORK)
+                core, fixed = list(red.free), list(red.fixed_in)
+            return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
