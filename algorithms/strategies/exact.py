@@ -58,17 +58,16 @@ def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, 
 class Exact(Strategy):
     """Proven optimum, the same set on every run, from whichever exact solver is fast on the instance.
 
-    Scores become integer profits (`integer_profits`: integral scores as they
-    are, others scaled so the error is below n * 2**-49 relative, in
-    ``info["scale_error"]``). Among all sets with the optimal profit the
-    lexicographically first is returned (the one taking the earliest
-    candidates): a canonical choice, so the answer does not depend on which
-    solver proved the optimum or how fast the machine was.
+    Scores become integer profits (`integer_profits`: integral scores as they are, others scaled so
+    the error is below n * 2**-49 relative, in ``info["scale_error"]``). Among all sets with the
+    optimal profit the lexicographically first is returned (the one taking the earliest candidates):
+    a canonical choice, so the answer does not depend on which solver proved it or the machine's speed.
 
     The stages, in order (each in docs/exact.md): items that cannot fit or score <= 0 dropped, all
     taken if the rest fit; Dantzig-bound reduction against (greedy incumbent - 1), so only a free
     core is open; a core whose capacity DP is estimated under 20 ms goes to that DP (the canonical
-    set in one pass); else the compiled expanding-core search (`minknap`, Pisinger 1997) for a fixed
+    set in one pass; first, over 1 ms and with the greedy set > 0.1% below the bound, 2,000 search
+    visits for a better set shrink the core: `stages.sharpen`); else the compiled expanding-core search (`minknap`, Pisinger 1997) for a fixed
     number of state visits (``work_limit``, else 10^8; 10^6 on Jooken-shaped cores), whose optimum V
     then gets the lexicographic tie-break (the DP, or `lex_first` Pareto lists up to a state cap; past
     it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
