@@ -8,12 +8,34 @@ import numpy as np
 
 from .items import Item
 
-__all__ = ["dantzig_bound", "dantzig_bound_arrays", "fitting_positive"]
+__all__ = ["candidate_arrays", "dantzig_bound", "dantzig_bound_arrays", "fitting_positive"]
 
 
 def fitting_positive(candidates: Sequence[Item], room: int) -> list[int]:
     """Indices of candidates that could be chosen at all: positive score, fit alone."""
     return [k for k, it in enumerate(candidates) if it.score > 0 and it.tokens <= room]
+
+
+def candidate_arrays(candidates: Sequence[Item], room: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every candidate's tokens (int64) and score (float64), and the `fitting_positive` indices, in numpy.
+
+    One pass over the items per field instead of one per use: the fixed cost of an exact solver
+    on 10,000 items was mostly such passes.
+
+    Args:
+        candidates: The candidates.
+        room: Token budget for them.
+
+    Returns:
+        (tokens, scores, indices of the candidates with a positive score that fit alone, increasing).
+    """
+    n = len(candidates)
+    scores = np.fromiter((it.score for it in candidates), dtype=np.float64, count=n)
+    try:
+        tokens = np.fromiter((it.tokens for it in candidates), dtype=np.int64, count=n)
+    except OverflowError:  # a token count past int64 can never fit: clip it above the room
+        tokens = np.array([min(it.tokens, room + 1) for it in candidates], dtype=np.int64)
+    return tokens, scores, np.flatnonzero((scores > 0) & (tokens <= room))
 
 
 def dantzig_bound(candidates: Sequence[Item], room: int) -> float:

@@ -64,6 +64,10 @@ def _paths(monkeypatch, path):
         monkeypatch.setattr(exact_module, "_LEX_BYTE_SEC", 1e12 if path.endswith("capped") else 1e-300)
         if path == "bnb_lists":  # lists only in the tie-break, after branch and bound proved
             monkeypatch.setattr(exact_module, "_LEX_FIRST_SHARE", 0.0)
+    elif path == "sharpen":  # the search's best set after a few visits re-reduces before the direct DP
+        monkeypatch.setattr(exact_module, "_SHARPEN_MIN_SEC", -1.0)
+        monkeypatch.setattr(exact_module, "_SHARPEN_GAP", -1.0)
+        monkeypatch.setattr(exact_module, "_SHARPEN_WORK", 3)
     elif path == "race":  # no memory for the first DP: CP-SAT and branch and bound race
         real = exact_module.dp_cost
         calls = []
@@ -78,7 +82,7 @@ def _paths(monkeypatch, path):
 
 
 @pytest.mark.parametrize("path", ["minknap", "direct", "dp", "bnb", "bnb_lists", "bnb_lists_capped", "lists_first",
-                                  "race"])
+                                  "race", "sharpen"])
 @settings(max_examples=120, deadline=None)
 @given(case=tied)
 def test_every_solver_path_returns_the_lexicographically_first_optimum(path, case):
@@ -88,7 +92,8 @@ def test_every_solver_path_returns_the_lexicographically_first_optimum(path, cas
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
-    expected = {"minknap": {"minknap"}, "direct": {"exact_dp"}, "dp": {"exact_dp"}, "bnb": {"bnb"}, "bnb_lists": {"bnb"},
+    expected = {"minknap": {"minknap"}, "direct": {"exact_dp"}, "sharpen": {"exact_dp"}, "dp": {"exact_dp"},
+                "bnb": {"bnb"}, "bnb_lists": {"bnb"},
                 "bnb_lists_capped": {"bnb"}, "lists_first": {"pareto_lex", "bnb"}, "race": {"bnb", "cpsat"}}[path]
     assert sel.info["solver"] in expected | {"reduction", "trivial"}  # lists_first: "bnb" on a subset-sum core
 
@@ -168,3 +173,18 @@ def test_one_hundred_identical_exact_calls_on_a_hard_instance_give_one_set():
         assert first.optimal is True and first.info["solver"] == "minknap" and first.info["canonical"] is True
         sets = {Exact(time_limit=60).select(prob).indices for _ in range(100)}
         assert sets == {first.indices}
+
+
+@pytest.mark.parametrize("path", ["direct", "sharpen", "minknap"])
+def test_every_hard_class_shape_gets_the_lexicographically_first_optimum(path):
+    from packbench.experiments.bench.hard import hard_cases
+
+    # Small instances of each hard family's shape (Pisinger's hard classes, Jooken's), brute-forced.
+    for label, _, _, prob in hard_cases([13], 2, R=60):
+        tokens = [c.tokens for c in prob.candidates]
+        scores = [c.score for c in prob.candidates]
+        with pytest.MonkeyPatch.context() as mp:
+            _paths(mp, path)
+            sel = Exact().select(prob)
+        assert sel.optimal is True and sel.info["tie_break"] == "lex", label
+        assert sel.indices == _lex_first_optimum(tokens, scores, prob.room), label

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 __all__ = ["DP_DIRECT_SEC", "PROBE_SHARE", "MIN_SLICE", "LEX_FIRST_SHARE", "RACE_SLICE", "PARETO_SHARE",
            "LEX_MAX_BYTES", "LEX_ITEM_SEC", "LEX_BYTE_SEC", "CORE_WORK", "HEAVY_SHARE", "HEAVY_PART",
-           "HEAVY_WORK", "LEX_MIN_STATES", "LEX_PER_VISIT", "LEX_MAX_STATES"]
+           "HEAVY_WORK", "LEX_MIN_STATES", "LEX_PER_VISIT", "LEX_MAX_STATES", "GUARD_SEC", "GUARD_SHARE",
+           "SHARPEN_GAP", "SHARPEN_MIN_SEC", "SHARPEN_WORK"]
 
 # A DP estimated below this runs at once: a branch-and-bound probe would cost as much.
 DP_DIRECT_SEC = 0.02
@@ -43,3 +44,14 @@ HEAVY_SHARE, HEAVY_PART, HEAVY_WORK = 0.5, 64, 10**6
 # this many per state visit of the search, up to the most; past it the search's own set, the
 # same on every run, stands in (``tie_break = "core"``). Counts, not times.
 LEX_MIN_STATES, LEX_PER_VISIT, LEX_MAX_STATES = 5 * 10**5, 0.5, 10**7
+# The stages aim at the time limit minus a guard: this share of it, at most GUARD_SEC. Steps that
+# cannot be cut (a Pareto merge, OR-Tools' clock checks at growing intervals, the result's assembly)
+# then end within the limit even when a loaded machine stretches them (0.2-0.25 s past it before).
+GUARD_SEC, GUARD_SHARE = 0.1, 0.1
+# Before a direct DP estimated above SHARPEN_MIN_SEC, where the greedy set is more than SHARPEN_GAP
+# (relative) below the Dantzig bound, the expanding-core search runs for SHARPEN_WORK state visits
+# (a count: the same on every machine) for a better set; the reduction against it leaves a smaller
+# core to the DP (multiple_strongly_correlated, n = 200: an estimate of 5.2 ms became 0.6 ms, 3.5 ->
+# 1.0 ms CPU). Closer to the bound (the spanner classes, profit_ceiling) the search rarely finds a
+# better set and its call cost 0.1-0.5 ms for nothing; a cheaper DP is not worth the call either.
+SHARPEN_MIN_SEC, SHARPEN_GAP, SHARPEN_WORK = 1e-3, 1e-3, 2000

@@ -54,6 +54,13 @@ def _lp_values(cap: np.ndarray, cum_w: np.ndarray, cum_p: np.ndarray, ws: np.nda
     return base_p + frac
 
 
+def _positions(order: np.ndarray, mask: np.ndarray) -> tuple[int, ...]:
+    """The input positions of the sorted positions in `mask`, increasing (no sort: a scatter)."""
+    where = np.zeros(len(order), dtype=bool)
+    where[order[mask]] = True
+    return tuple(np.flatnonzero(where).tolist())
+
+
 def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: float = 0.0,
                     known: float | None = None) -> Reduction:
     """Fix items in or out with Martello-Toth style Dantzig bounds.
@@ -94,11 +101,12 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
     taken[:split] = True
     used = int(cum_w[split - 1]) if split else 0
     if split < n:
-        later_w = ws[split:].tolist()
-        for off, w in enumerate(later_w):
+        # Only items lighter than the room left after the prefix can ever be added (it only shrinks).
+        later = split + np.flatnonzero(ws[split:] <= room - used)
+        for at, w in zip(later.tolist(), ws[later].tolist()):
             if used + w <= room:
                 used += w
-                taken[split + off] = True
+                taken[at] = True
                 if used == room:
                     break
     lower = inc_score = float(ps[taken].sum())
@@ -108,7 +116,7 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
         return np.floor(bound + slack) if integral else bound + slack
 
     upper = float(tighten(_lp_values(np.array([room]), cum_w, cum_p, ws, ps))[0])
-    incumbent = tuple(np.sort(order[taken]).tolist())
+    incumbent = _positions(order, taken)
     if lower >= upper and not margin:
         return Reduction((), (), room, incumbent, lower, upper)
 
@@ -126,6 +134,5 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
     fix_out[tail] = forced <= lower
     left = room - int(ws[fix_in].sum())
     free_mask = ~fix_in & ~fix_out & (ws <= left)
-    fixed_in = tuple(np.sort(order[fix_in]).tolist())
-    free = tuple(np.sort(order[free_mask]).tolist())
+    fixed_in, free = _positions(order, fix_in), _positions(order, free_mask)
     return Reduction(fixed_in, free, left, incumbent, inc_score, upper)

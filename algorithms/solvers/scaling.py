@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["integer_profits"]
+import numpy as np
+
+__all__ = ["integer_profits", "integer_profits_array"]
 
 # Keep the sum of scaled profits below 2**50 so no solver sum can overflow int64
 # and every scaled profit is exactly representable in a float64.
@@ -43,3 +45,22 @@ def integer_profits(scores: Sequence[float]) -> tuple[list[int], float, float]:
     profits = [int(round(r * power)) for r in relative]
     per_profit = unit / power
     return profits, per_profit, len(scores) * per_profit
+
+
+def integer_profits_array(scores: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """`integer_profits` on a float64 array, returning the profits as a float64 array (exact integers).
+
+    Integral scores (the common case, and the only one checked in numpy) skip the per-item
+    Python pass; others go through `integer_profits`, so the profits are the same either way.
+
+    Args:
+        scores: Non-negative, finite scores.
+
+    Returns:
+        (integer profits as float64, score per profit unit, absolute error bound on the total score).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if bool(np.all(scores == np.floor(scores))) and math.fsum(scores.tolist()) < _HEADROOM:
+        return scores.copy(), 1.0, 0.0
+    profits, per_profit, err = integer_profits(scores.tolist())
+    return np.array(profits, dtype=np.float64), per_profit, err

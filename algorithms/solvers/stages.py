@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .core.minknap import lex_first_from
+from .core.minknap import lex_first_from, minknap
 from .pareto import pareto_knapsack, pareto_lex
-from .reduce import Reduction
+from .reduce import Reduction, reduce_knapsack
 
-__all__ = ["Cut", "lex_first_pass", "pareto_from_greedy", "core_lex", "better"]
+__all__ = ["Cut", "lex_first_pass", "pareto_from_greedy", "core_lex", "better", "sharpen"]
 
 
 class Cut(Exception):
@@ -71,3 +71,23 @@ def core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.
 def better(a: list[int], b: list[int], profits: np.ndarray) -> list[int]:
     """The set of the two with the higher profit (`a` on a tie)."""
     return a if float(profits[a].sum()) >= float(profits[b].sum()) else b
+
+
+def sharpen(core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, red: Reduction,
+            deadline: float, cap: float, work: int) -> tuple[Reduction, list[int]]:
+    """(the reduction against the best set `work` visits of the expanding-core search find, that set).
+
+    Every optimum scores at least as much as any set found, so the reduction against it (margin 1)
+    keeps every optimum: the DP on its core finds the same canonical set, on fewer items. Where the
+    search finds nothing better than the greedy set, `red` and that set come back.
+    """
+    res = minknap(tokens[core], profits[core].astype(np.int64), red.room, deadline=deadline,
+                  work_limit=work, max_bytes=cap)
+    best = list(red.incumbent)
+    if res.chosen is None:
+        return red, best
+    found = list(red.fixed_in) + [core[q] for q in res.chosen]
+    known = float(profits[found].sum())
+    if known <= red.incumbent_score:
+        return red, best
+    return reduce_knapsack(tokens, profits, room, margin=1.0, known=known), found

@@ -11,29 +11,32 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import dantzig_bound_arrays, fitting_positive
+from ..bounds import candidate_arrays, dantzig_bound_arrays
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 # The portfolio's budgets, under private names here: the tests patch them on this module.
-from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIRECT_SEC,
-                               HEAVY_PART as _HEAVY_PART, HEAVY_SHARE as _HEAVY_SHARE, HEAVY_WORK as _HEAVY_WORK,
+from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIRECT_SEC, GUARD_SEC as _GUARD_SEC,
+                               GUARD_SHARE as _GUARD_SHARE, HEAVY_PART as _HEAVY_PART, HEAVY_SHARE as _HEAVY_SHARE,
+                               HEAVY_WORK as _HEAVY_WORK,
                                LEX_BYTE_SEC as _LEX_BYTE_SEC, LEX_FIRST_SHARE as _LEX_FIRST_SHARE,
                                LEX_ITEM_SEC as _LEX_ITEM_SEC, LEX_MAX_BYTES as _LEX_MAX_BYTES,
                                LEX_MAX_STATES as _LEX_MAX_STATES, LEX_MIN_STATES as _LEX_MIN_STATES,
                                LEX_PER_VISIT as _LEX_PER_VISIT, MIN_SLICE as _MIN_SLICE,
-                               PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE, RACE_SLICE as _RACE_SLICE)
+                               PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE, RACE_SLICE as _RACE_SLICE,
+                               SHARPEN_GAP as _SHARPEN_GAP, SHARPEN_MIN_SEC as _SHARPEN_MIN_SEC,
+                               SHARPEN_WORK as _SHARPEN_WORK)
 from ..solvers.core.lex import LEX_STATE_BYTES
 from ..solvers.core.minknap import minknap, warm_up
 from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
 from ..solvers.pareto import pareto_lex
 from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
-from ..solvers.scaling import integer_profits
+from ..solvers.scaling import integer_profits_array
 from ..solvers.stages import Cut as _Cut
-from ..solvers.stages import better, core_lex, lex_first_pass, pareto_from_greedy
+from ..solvers.stages import better, core_lex, lex_first_pass, pareto_from_greedy, sharpen
 from .base import Strategy
-from .bnb import bnb_knapsack
-from .cpsat import cpsat_knapsack
+from .bnb import _knapsack_solver, bnb_knapsack
+from .cpsat import _cp_model, cpsat_knapsack
 
 __all__ = ["Exact"]
 
@@ -55,17 +58,16 @@ def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, 
 class Exact(Strategy):
     """Proven optimum, the same set on every run, from whichever exact solver is fast on the instance.
 
-    Scores become integer profits (`integer_profits`: integral scores as they
-    are, others scaled so the error is below n * 2**-49 relative, in
-    ``info["scale_error"]``). Among all sets with the optimal profit the
-    lexicographically first is returned (the one taking the earliest
-    candidates): a canonical choice, so the answer does not depend on which
-    solver proved the optimum or how fast the machine was.
+    Scores become integer profits (`integer_profits`: integral scores as they are, others scaled so
+    the error is below n * 2**-49 relative, in ``info["scale_error"]``). Among all sets with the
+    optimal profit the lexicographically first is returned (the one taking the earliest candidates):
+    a canonical choice, so the answer does not depend on which solver proved it or the machine's speed.
 
     The stages, in order (each in docs/exact.md): items that cannot fit or score <= 0 dropped, all
     taken if the rest fit; Dantzig-bound reduction against (greedy incumbent - 1), so only a free
     core is open; a core whose capacity DP is estimated under 20 ms goes to that DP (the canonical
-    set in one pass); else the compiled expanding-core search (`minknap`, Pisinger 1997) for a fixed
+    set in one pass; first, over 1 ms and with the greedy set > 0.1% below the bound, 2,000 search
+    visits for a better set shrink the core: `stages.sharpen`); else the compiled expanding-core search (`minknap`, Pisinger 1997) for a fixed
     number of state visits (``work_limit``, else 10^8; 10^6 on Jooken-shaped cores), whose optimum V
     then gets the lexicographic tie-break (the DP, or `lex_first` Pareto lists up to a state cap; past
     it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
@@ -97,6 +99,7 @@ class Exact(Strategy):
     _pareto = staticmethod(pareto_from_greedy)
     _core_lex = staticmethod(core_lex)
     _better = staticmethod(better)
+    _sharpen = staticmethod(sharpen)
     PARAMS = MappingProxyType({
         "time_limit": Param(60.0, real_in(0.0, lo_open=True), "total seconds for the solvers (wall clock)"),
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
@@ -105,22 +108,23 @@ class Exact(Strategy):
 
     @staticmethod
     def warm_up() -> None:
-        """Load the compiled search before anything is timed (`minknap.warm_up`)."""
+        """Load the compiled search and OR-Tools (0.2-0.25 s to import) before anything is timed."""
         warm_up()
+        _knapsack_solver()
+        _cp_model()
 
     def select(self, problem: Problem) -> Selection:
         start = time.perf_counter()
-        deadline = start + self.params["time_limit"]
+        limit = self.params["time_limit"]
+        deadline = start + limit - min(_GUARD_SEC, _GUARD_SHARE * limit)
         cands, room = problem.candidates, problem.room
-        keep = fitting_positive(cands, room)
-        scores_f = [cands[k].score for k in keep]
-        if sum(cands[k].tokens for k in keep) <= room:
-            return Selection(tuple(keep), optimal=True, upper_bound=math.fsum(scores_f),
+        all_tokens, all_scores, keep = candidate_arrays(cands, room)
+        tokens, scores = all_tokens[keep], all_scores[keep]
+        if int(tokens.sum()) <= room:
+            return Selection(tuple(keep.tolist()), optimal=True, upper_bound=math.fsum(scores.tolist()),
                              info={"solver": "trivial", "free": 0, "canonical": True, "tie_break": "lex",
                                    "limit_kind": "wall"})
-        tokens = np.array([cands[k].tokens for k in keep], dtype=np.int64)
-        profits_l, _, err = integer_profits(scores_f)
-        profits = np.array(profits_l, dtype=np.float64)  # < 2**50 in total: float sums are exact
+        profits, _, err = integer_profits_array(scores)  # < 2**50 in total: float sums are exact
         kind = "work" if self.params["work_limit"] else "wall"
         info: dict[str, Any] = {"scale_error": err, "limit_kind": kind, "canonical": True, "tie_break": "lex"}
         red = reduce_knapsack(tokens, profits, room, margin=1.0)
@@ -131,15 +135,15 @@ class Exact(Strategy):
             positions = cut.args[0]
             stopped = cut.args[1] if len(cut.args) > 1 else "time_limit"
             info.update(solver=stopped, stopped=stopped, canonical=False, tie_break="none")
-            chosen = tuple(keep[p] for p in positions)
-            score = math.fsum(cands[k].score for k in chosen)
+            chosen = keep[np.asarray(positions, dtype=np.int64)]
+            score = math.fsum(all_scores[chosen].tolist())
             # From the arrays at hand: past the limit no pass over the candidates in Python (the same float).
-            bound = dantzig_bound_arrays(np.array(scores_f, dtype=np.float64), tokens, room)
-            return Selection(chosen, optimal=False, upper_bound=max(score, bound), info=info)
+            bound = dantzig_bound_arrays(scores, tokens, room)
+            return Selection(tuple(chosen.tolist()), optimal=False, upper_bound=max(score, bound), info=info)
         info["solver"] = solver
-        chosen = tuple(keep[p] for p in sorted(positions))
-        score = math.fsum(cands[k].score for k in chosen)
-        return Selection(chosen, optimal=True, upper_bound=score + err, info=info)
+        chosen = keep[np.sort(np.asarray(positions, dtype=np.int64))]
+        score = math.fsum(all_scores[chosen].tolist())
+        return Selection(tuple(chosen.tolist()), optimal=True, upper_bound=score + err, info=info)
 
     def _solve(self, tokens: np.ndarray, profits: np.ndarray, room: int, red: Reduction, deadline: float,
                info: dict[str, Any]) -> tuple[list[int], str]:
@@ -153,7 +157,11 @@ class Exact(Strategy):
         info["dp_estimate"] = round(est, 6)
         dp_fits = need <= cap
         if dp_fits and est <= _DP_DIRECT_SEC:  # a tiny DP: the canonical set in one pass
-            return fixed + self._dp(core, tokens, profits, red.room, deadline, red.incumbent), "exact_dp"
+            best = list(red.incumbent)
+            if est > _SHARPEN_MIN_SEC and red.upper_bound - red.incumbent_score > _SHARPEN_GAP * red.upper_bound:
+                red, best = self._sharpen(core, tokens, profits, room, red, deadline, cap, _SHARPEN_WORK)
+                core, fixed = list(red.free), list(red.fixed_in)
+            return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
