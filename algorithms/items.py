@@ -114,6 +114,51 @@ class Problem:
     room: int
     pinned: tuple[Item, ...] = ()
 
+    @classmethod
+    def of_columns(cls, candidates: tuple[Item, ...], room: int, pinned: tuple[Item, ...], scores: Any,
+                   tokens: Any) -> Problem:
+        """A Problem whose `arrays` are given: `pack` read them in its one pass over the items.
+
+        Args:
+            candidates, room, pinned: As the fields.
+            scores: The candidates' scores, a read-only float64 array.
+            tokens: Their tokens, a read-only int64 array.
+        """
+        problem = cls(candidates, room, pinned)
+        object.__setattr__(problem, "_arrays", (scores, tokens))
+        return problem
+
+    def arrays(self) -> tuple[Any, Any] | None:
+        """(scores, tokens) of the candidates as read-only float64 and int64 numpy arrays.
+
+        Read from the items once per problem (or given by `pack`); not fields, so equality and
+        `dataclasses.replace` ignore them.
+
+        Returns:
+            The two arrays, or None when the tokens add up to more than 2**62 (int64 sums could overflow).
+        """
+        arrays = self.__dict__.get("_arrays", _UNREAD)
+        if arrays is _UNREAD:
+            arrays = _candidate_arrays(self.candidates)
+            object.__setattr__(self, "_arrays", arrays)
+        return arrays
+
+
+_UNREAD = object()
+
+
+def _candidate_arrays(candidates: tuple[Item, ...]) -> tuple[Any, Any] | None:
+    import numpy as np  # lazy, as in _check_embedding
+
+    tokens = [it.tokens for it in candidates]
+    if sum(tokens) > 2**62:
+        return None
+    scores = np.array([it.score for it in candidates], dtype=np.float64)
+    ints = np.array(tokens, dtype=np.int64)
+    scores.setflags(write=False)
+    ints.setflags(write=False)
+    return scores, ints
+
 
 @dataclass(frozen=True)
 class Selection:

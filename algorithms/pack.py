@@ -10,15 +10,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from itertools import compress, repeat
-from operator import and_, attrgetter, ge, not_
+from itertools import compress
+from operator import not_
 from typing import Any
 
+import numpy as np
+
+from .columns import Columns, read_items
 from .items import Item, Packing, Problem, Selection
 from .pack_parts import Parts, Stopwatch, resolve_parts
 from .strategies.base import Refused, check_selection
 from .strategies.function import FunctionStrategy
-from .validation import check_near_dup, check_totals, validate_budget, validate_items
+from .validation import check_near_dup, validate_budget, validate_items
 
 __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 
@@ -26,40 +29,47 @@ __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 STAGES = ("dedupe", "select", "order", "fill", "pack")
 
 
-def _split_pinned(items: list[Item]) -> tuple[list[Item], list[Item]]:
-    """(pinned, candidates), both in input order."""
-    # Without pinned items (the usual case) no pass over the items picks them out: each such pass
-    # touches every item, a cache miss apiece once there are 10^5 of them.
-    if not any(map(attrgetter("pinned"), items)):
-        return [], items
-    flags = list(map(attrgetter("pinned"), items))
-    return list(compress(items, flags)), list(compress(items, map(not_, flags)))
+def _split_pinned(cols: Columns) -> tuple[list[Item], list[Item], np.ndarray, np.ndarray]:
+    """(pinned, candidates), both in input order, and the candidates' scores and tokens."""
+    # Without pinned items (the usual case) nothing is copied: every candidate list or array
+    # built here would be a pass over all the items.
+    if cols.pinned is None:
+        return [], cols.items, cols.scores, cols.tokens
+    flags = cols.pinned.tolist()
+    rest = ~cols.pinned
+    return (list(compress(cols.items, flags)), list(compress(cols.items, map(not_, flags))),
+            cols.scores[rest], cols.tokens[rest])
 
 
 def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: float | None) -> tuple[Any, dict]:
     """(kept flag per candidate, dropped id -> the id it duplicates)."""
     if near_dup is None:
-        return repeat(True), {}
+        return None, {}
     return deduper.kept_flags(candidates, pinned, near_dup)
 
 
-def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int,
-             totals: tuple[int, float] | None = None) -> Problem:
+def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int, scores: np.ndarray,
+             tokens: np.ndarray) -> Problem:
     """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room.
 
-    `totals` is `check_totals`' (tokens, lowest score) of all the items: with dedupe off, nothing
-    pinned and no negative score, the candidates are those items and need no pass of their own.
+    `kept` is a flag per candidate (None: all kept); `scores` and `tokens` are the candidates'
+    arrays, which the `Problem` hands on (`Problem.arrays`) so the strategy reads no item for them.
     """
-    if totals is not None and type(kept) is repeat and not pinned and totals[1] >= 0.0:
-        survivors, total = tuple(candidates), totals[0]
+    # Input order, so strategies see retrieval order; negative scores can never help.
+    mask = None if kept is None else np.asarray(kept, dtype=bool)
+    if len(scores) and scores.min() < 0.0:
+        mask = scores >= 0.0 if mask is None else mask & (scores >= 0.0)
+    if mask is None or mask.all():
+        survivors = tuple(candidates)
     else:
-        # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
-        survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates),
-                                                                  repeat(0.0)))))
-        total = sum(map(attrgetter("tokens"), survivors))
+        survivors = tuple(compress(candidates, mask.tolist()))
+        scores, tokens = scores[mask], tokens[mask]
+    scores.setflags(write=False)  # the problem's arrays are read-only, as its items are
+    tokens.setflags(write=False)
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
-    # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
-    return Problem(survivors, min(room, total), tuple(pinned))
+    # budget such as sys.maxsize within the DP's and the integer solvers' ranges (the total is
+    # at most 2**62, so the int64 sum cannot overflow).
+    return Problem.of_columns(survivors, min(room, int(tokens.sum())), tuple(pinned), scores, tokens)
 
 
 def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:
@@ -154,11 +164,10 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
             scores add up to more than a quarter of the float range.
     """
     watch = Stopwatch()
-    items = validate_items(items)
-    totals = check_totals(items)
+    cols = read_items(items)
     budget, near_dup = validate_budget(budget), check_near_dup(near_dup)
     parts = resolve_parts(strategy, order, dedupe, fill, pinned_overflow, params, dedupe_on=near_dup is not None)
-    pinned, candidates = _split_pinned(items)
+    pinned, candidates, scores, tokens = _split_pinned(cols)
     pinned_tokens = _pinned_need(pinned, budget, pinned_overflow)
     if pinned_tokens > budget:
         return Packing(pinned, budget=budget, strategy=parts.strategy, optimal=None, over_budget=True,
@@ -168,7 +177,7 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     kept, dropped = _dedupe(parts.deduper, candidates, pinned, near_dup)
     watch.lap("dedupe")
     room = budget - pinned_tokens
-    problem = _problem(candidates, kept, pinned, room, totals)
+    problem = _problem(candidates, kept, pinned, room, scores, tokens)
     _refuse_if_skipped(parts, problem)
     watch.mark()
     selection = parts.chooser.select(problem)
@@ -217,15 +226,16 @@ def stage_calls(items: Iterable[Item], budget: int, near_dup: float | None = 0.8
     Raises:
         ValueError, TypeError: As `pack` raises them (the call is made once here).
     """
-    items = validate_items(items)
+    cols = read_items(items)
+    items = cols.items
     kwargs = dict(strategy=strategy, order=order, dedupe=dedupe, fill=fill, **params)
     pack(items, budget, near_dup, **kwargs)  # any error, as pack raises it
     near_dup = check_near_dup(near_dup)
     parts = resolve_parts(strategy, order, dedupe, fill, "raise", params, dedupe_on=near_dup is not None)
-    pinned, candidates = _split_pinned(items)
+    pinned, candidates, scores, tokens = _split_pinned(cols)
     room = budget - sum(it.tokens for it in pinned)
     kept, _ = _dedupe(parts.deduper, candidates, pinned, near_dup)
-    problem = _problem(candidates, kept, pinned, room)
+    problem = _problem(candidates, kept, pinned, room, scores, tokens)
     picked, chosen, used, _ = _checked(parts, problem, parts.chooser.select(problem), room)
     calls = {"dedupe": lambda: _dedupe(parts.deduper, candidates, pinned, near_dup),
              "select": _strategy_call(parts, problem),

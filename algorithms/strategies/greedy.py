@@ -6,12 +6,13 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..bounds import dantzig_bound
+from ..bounds import dantzig_bound, dantzig_bound_arrays
+from ..columns import take_in_order
 from ..items import Item, Problem, Selection
 from ..ties import equal_runs, id_ranks
 from .base import Strategy
 
-__all__ = ["Greedy", "density_order", "density_order_arrays", "greedy_fill", "fill_arrays",
+__all__ = ["Greedy", "density_order", "density_order_arrays", "density_orders", "greedy_fill", "fill_arrays",
            "bounded_selection"]
 
 # Below this many candidates the plain Python loops are faster than numpy's per-call overhead.
@@ -35,29 +36,40 @@ def density_order(candidates: Sequence[Item]) -> list[int]:
     # The densities are Python's own divisions, so the keys are the same floats as the reference's.
     neg_density = np.fromiter((-it.score / it.tokens for it in candidates), dtype=np.float64, count=n)
     neg_score = np.fromiter((-it.score for it in candidates), dtype=np.float64, count=n)
-    return _order_by_keys(candidates, neg_density, neg_score).tolist()
+    return _order_by_keys(candidates, neg_density, neg_score)[0].tolist()
 
 
 def density_order_arrays(candidates: Sequence[Item], scores: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     """`density_order` from the candidates' scores (float64) and tokens (int64), as an array."""
+    return density_orders(candidates, scores, tokens)[0]
+
+
+def density_orders(candidates: Sequence[Item], scores: np.ndarray, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(`density_order_arrays`, the same order with equal densities by index) from one sort.
+
+    The second is what a stable sort of the densities gives: the order `dantzig_bound_arrays` takes.
+    """
     neg_score = np.negative(scores)
     # -score / tokens as Python computes it: the int rounds to the nearest float, then one IEEE division.
     return _order_by_keys(candidates, neg_score / tokens.astype(np.float64), neg_score)
 
 
-def _order_by_keys(candidates: Sequence[Item], neg_density: np.ndarray, neg_score: np.ndarray) -> np.ndarray:
+def _order_by_keys(candidates: Sequence[Item], neg_density: np.ndarray, neg_score: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
     # One float sort (the unstable default is the fastest): equal densities are rare, and their
     # runs are put in (score, id) order below, so the result does not depend on the sort.
     order = np.argsort(neg_density)
     runs = equal_runs(neg_density[order])
     if runs is None:
-        return order
+        return order, order
     # All runs in one sort: by run, then score, then id, then position (for equal ids). A loop over
     # runs costs a Python call per run, and with many items the runs grow faster than the items.
     in_run, run = runs
     pos = order[in_run]
+    by_index = order.copy()
+    by_index[in_run] = pos[np.lexsort((pos, run))]
     order[in_run] = pos[np.lexsort((pos, id_ranks(candidates, pos), neg_score[pos], run))]
-    return order
+    return order, by_index
 
 
 def _python_fill(candidates: Sequence[Item], room: int, chosen: list[int], taken: set[int], used: int,
@@ -138,6 +150,8 @@ def greedy_fill(candidates: Sequence[Item], room: int, start: Iterable[int] = ()
     tok = np.array(all_tok, dtype=np.int64)[idx]
     skip = np.isin(idx, np.fromiter(taken, dtype=np.int64, count=len(taken)))
     return chosen + _vector_fill(tok, idx, skip, room - used)
+
+
 def fill_arrays(tokens: np.ndarray, order: np.ndarray, room: int, start: Sequence[int] = ()) -> list[int]:
     """`greedy_fill` on arrays: all tokens (int64, total within 2**62), a density order, 0 <= room <= 2**62.
 
@@ -152,6 +166,9 @@ def fill_arrays(tokens: np.ndarray, order: np.ndarray, room: int, start: Sequenc
     """
     chosen = list(start)
     used = int(tokens[chosen].sum()) if chosen else 0
+    taken = take_in_order(tokens, order, chosen, room - used)
+    if taken is not None:
+        return chosen + taken
     skip = np.zeros(len(order), dtype=bool)
     if chosen:
         skip = np.isin(order, np.array(chosen, dtype=np.int64))
@@ -185,4 +202,11 @@ class Greedy(Strategy):
     name = "greedy"
 
     def select(self, problem: Problem) -> Selection:
-        return bounded_selection(problem, greedy_fill(problem.candidates, problem.room))
+        cands, room = problem.candidates, problem.room
+        arrays = problem.arrays() if len(cands) >= _VECTOR_MIN and 0 <= room <= _INT64_SAFE else None
+        if arrays is None:
+            return bounded_selection(problem, greedy_fill(cands, room))
+        scores, tokens = arrays
+        order, by_index = density_orders(cands, scores, tokens)
+        return bounded_selection(problem, fill_arrays(tokens, order, room),
+                                 dantzig_bound_arrays(scores, tokens, room, by_index))
