@@ -56,12 +56,10 @@ def dantzig_bound_arrays(scores: np.ndarray, tokens: np.ndarray, room: int, orde
     keep = (scores > 0) & (tokens <= room)
     if not keep.any():
         return 0.0
-    if order is None:
-        picked = np.flatnonzero(keep)
-        ratio_order = picked[np.argsort(-scores[picked] / tokens[picked], kind="stable")]
-    else:
-        ratio_order = order[keep[order]]
-    return _bound(scores, tokens, ratio_order, room)
+    if order is not None:
+        return _bound(scores, tokens, order[keep[order]], room)
+    scores, tokens = scores[keep], tokens[keep]
+    return _bound(scores, tokens, np.argsort(-scores / tokens, kind="stable"), room)
 
 
 def _bound(scores: np.ndarray, tokens: np.ndarray, order: np.ndarray, room: int) -> float:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from operator import attrgetter
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,9 +48,11 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-@dataclass(frozen=True)
-class Columns:
+class Columns(NamedTuple):
     """The checked items and what every later step of `pack` reads of them, read once.
+
+    A named tuple: `pack` builds one per call, and a frozen dataclass costs several times more
+    to build, which a call on a handful of items would notice.
 
     Attributes:
         items: The items, as a list.

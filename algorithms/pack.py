@@ -49,27 +49,24 @@ def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: 
 
 
 def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int, scores: np.ndarray,
-             tokens: np.ndarray) -> Problem:
+             tokens: np.ndarray, total: int, lowest: float) -> Problem:
     """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room.
 
     `kept` is a flag per candidate (None: all kept); `scores` and `tokens` are the candidates'
-    arrays, which the `Problem` hands on (`Problem.arrays`) so the strategy reads no item for them.
+    arrays, which the `Problem` hands on (`Problem.arrays`) so the strategy reads no item for
+    them; `total` is the candidates' total tokens and `lowest` a score no item is below.
     """
-    # Input order, so strategies see retrieval order; negative scores can never help.
-    mask = None if kept is None else np.asarray(kept, dtype=bool)
-    if len(scores) and scores.min() < 0.0:
-        mask = scores >= 0.0 if mask is None else mask & (scores >= 0.0)
-    if mask is None or mask.all():
-        survivors = tuple(candidates)
-    else:
-        survivors = tuple(compress(candidates, mask.tolist()))
+    if lowest < 0.0 or not (kept is None or (kept.all() if isinstance(kept, np.ndarray) else all(kept))):
+        # Input order, so strategies see retrieval order; negative scores can never help.
+        mask = scores >= 0.0 if kept is None else np.asarray(kept, dtype=bool) & (scores >= 0.0)
+        candidates = list(compress(candidates, mask.tolist()))
         scores, tokens = scores[mask], tokens[mask]
-    scores.setflags(write=False)  # the problem's arrays are read-only, as its items are
-    tokens.setflags(write=False)
+        scores.setflags(write=False)  # the problem's arrays are read-only, as its items are
+        tokens.setflags(write=False)
+        total = int(tokens.sum())  # at most 2**62: no int64 overflow
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
-    # budget such as sys.maxsize within the DP's and the integer solvers' ranges (the total is
-    # at most 2**62, so the int64 sum cannot overflow).
-    return Problem.of_columns(survivors, min(room, int(tokens.sum())), tuple(pinned), scores, tokens)
+    # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
+    return Problem.of_columns(tuple(candidates), min(room, total), tuple(pinned), scores, tokens)
 
 
 def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:
@@ -177,7 +174,8 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     kept, dropped = _dedupe(parts.deduper, candidates, pinned, near_dup)
     watch.lap("dedupe")
     room = budget - pinned_tokens
-    problem = _problem(candidates, kept, pinned, room, scores, tokens)
+    problem = _problem(candidates, kept, pinned, room, scores, tokens, cols.total_tokens - pinned_tokens,
+                       cols.min_score)
     _refuse_if_skipped(parts, problem)
     watch.mark()
     selection = parts.chooser.select(problem)
@@ -233,9 +231,11 @@ def stage_calls(items: Iterable[Item], budget: int, near_dup: float | None = 0.8
     near_dup = check_near_dup(near_dup)
     parts = resolve_parts(strategy, order, dedupe, fill, "raise", params, dedupe_on=near_dup is not None)
     pinned, candidates, scores, tokens = _split_pinned(cols)
-    room = budget - sum(it.tokens for it in pinned)
+    pinned_tokens = sum(it.tokens for it in pinned)
+    room = budget - pinned_tokens
     kept, _ = _dedupe(parts.deduper, candidates, pinned, near_dup)
-    problem = _problem(candidates, kept, pinned, room, scores, tokens)
+    problem = _problem(candidates, kept, pinned, room, scores, tokens,
+                       cols.total_tokens - pinned_tokens, cols.min_score)
     picked, chosen, used, _ = _checked(parts, problem, parts.chooser.select(problem), room)
     calls = {"dedupe": lambda: _dedupe(parts.deduper, candidates, pinned, near_dup),
              "select": _strategy_call(parts, problem),
