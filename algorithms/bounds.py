@@ -47,8 +47,10 @@ def dantzig_bound_arrays(scores: np.ndarray, tokens: np.ndarray, room: int, orde
         scores: Score per candidate.
         tokens: Tokens per candidate.
         room: Token budget for them.
-        order: All candidate indices by score/tokens descending, equal ratios by index (what a
-            stable sort gives), when the caller has it: the bound then sorts nothing.
+        order: Candidate indices by score/tokens descending, equal ratios by index (what a
+            stable sort gives), when the caller has them: all, or the first of that order down to
+            some ratio (every candidate at or above it). The bound then sorts nothing, unless a
+            part too short to overflow the room was given.
 
     Returns:
         The bound (0.0 when nothing can be chosen).
@@ -57,7 +59,9 @@ def dantzig_bound_arrays(scores: np.ndarray, tokens: np.ndarray, room: int, orde
     if not keep.any():
         return 0.0
     if order is not None:
-        return _bound(scores, tokens, order[keep[order]], room)
+        head = order[keep[order]]
+        if len(order) == len(scores) or int(tokens[head].sum()) > room:
+            return _bound(scores, tokens, head, room)
     scores, tokens = scores[keep], tokens[keep]
     return _bound(scores, tokens, np.argsort(-scores / tokens, kind="stable"), room)
 

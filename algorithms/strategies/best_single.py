@@ -9,7 +9,7 @@ import numpy as np
 from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
 from .base import Strategy
-from .greedy import _INT64_SAFE, _VECTOR_MIN, bounded_selection, density_order, density_orders, fill_arrays, \
+from .greedy import _INT64_SAFE, _VECTOR_MIN, DensityOrder, bounded_selection, density_order, fill_density, \
     greedy_fill
 
 __all__ = ["GreedyBestSingle"]
@@ -48,17 +48,17 @@ class GreedyBestSingle(Strategy):
         """The same choice from the problem's arrays of scores and tokens (many candidates)."""
         cands, room = problem.candidates, problem.room
         fit = tokens <= room
-        full, by_index = density_orders(cands, scores, tokens)
-        order = full[fit[full]]
-        best = fill_arrays(tokens, order, room)
+        dorder = DensityOrder(cands, scores, tokens, room)
+        order = dorder.head[fit[dorder.head]]
+        best = fill_density(tokens, dorder, order, room, fit=fit)
         fits = np.flatnonzero(fit)
         if len(fits):
             # The best single item: highest score, then fewest tokens, then smallest id.
             top = fits[scores[fits] == scores[fits].max()]
             top = top[tokens[top] == tokens[top].min()]
             single = min(top.tolist(), key=lambda k: cands[k].id)
-            alt = fill_arrays(tokens, order, room, start=[single])
+            alt = fill_density(tokens, dorder, order, room, start=[single], fit=fit)
             # Plain left-to-right sums of the same floats, as the seed compares them.
             if sum(scores[alt].tolist()) > sum(scores[best].tolist()):
                 best = alt
-        return bounded_selection(problem, best, dantzig_bound_arrays(scores, tokens, room, by_index))
+        return bounded_selection(problem, best, dantzig_bound_arrays(scores, tokens, room, dorder.head_by_index))
