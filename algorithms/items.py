@@ -10,10 +10,13 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
 __all__ = ["Item", "Packing", "Selection", "Problem"]
+
+_SCORE, _TOKENS = attrgetter("score"), attrgetter("tokens")
 
 
 def _item_label(item_id: Any) -> str:
@@ -214,8 +217,8 @@ class Packing(Sequence):
                  info: Mapping[str, Any] | None = None, stages: Mapping[str, float] | None = None) -> None:
         sets = object.__setattr__
         sets(self, "_items", tuple(items))
-        sets(self, "score", float(math.fsum(i.score for i in self._items)))
-        sets(self, "tokens", sum(i.tokens for i in self._items))
+        sets(self, "score", float(math.fsum(map(_SCORE, self._items))))
+        sets(self, "tokens", sum(map(_TOKENS, self._items)))
         sets(self, "budget", budget)
         sets(self, "strategy", strategy)
         sets(self, "optimal", optimal)

@@ -11,7 +11,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from itertools import compress
-from operator import not_
+from operator import attrgetter, not_
 from typing import Any
 
 import numpy as np
@@ -79,8 +79,8 @@ def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:
 def _checked(parts: Parts, problem: Problem, selection: Selection, room: int) -> tuple[tuple[int, ...], list[Item], int, dict]:
     """(picked indices, chosen items, their tokens, info) once the selection passed its contract check."""
     picked = check_selection(parts.strategy, problem, selection, may_exceed_room=parts.chooser.may_exceed_budget)
-    chosen = [problem.candidates[k] for k in picked]
-    used = sum(it.tokens for it in chosen)
+    chosen = list(map(problem.candidates.__getitem__, picked))
+    used = sum(map(attrgetter("tokens"), chosen))
     info = dict(selection.info)
     if used > room:
         # Only a peer adapter may overflow (it counts words, or keeps the crossing item, as the peer
@@ -100,7 +100,7 @@ def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: P
               dropped: Mapping[str, str], seconds: float, truncated: str | None, over: bool, info: dict,
               watch: Stopwatch) -> Packing:
     """The `Packing`: pinned items first, the ordered choice, the bound shifted by the pinned score."""
-    pinned_score = math.fsum(it.score for it in pinned)
+    pinned_score = math.fsum(map(attrgetter("score"), pinned))
     upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
     return Packing(pinned + list(ordered), budget=budget, strategy=parts.strategy, optimal=selection.optimal,
                    upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
@@ -109,7 +109,7 @@ def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: P
 
 def _pinned_need(pinned: list[Item], budget: int, pinned_overflow: str) -> int:
     """The pinned items' tokens; over the budget, an error with "raise" (with "clamp" the caller stops)."""
-    need = sum(it.tokens for it in pinned)
+    need = sum(map(attrgetter("tokens"), pinned))
     if need > budget and pinned_overflow == "raise":
         raise ValueError(f"pinned items need {need} tokens, over the budget of {budget} "
                          f"(pinned: {', '.join(it.id for it in pinned)})")

@@ -51,14 +51,18 @@ class GreedyBestSingle(Strategy):
         dorder = DensityOrder(cands, scores, tokens, room)
         order = dorder.head[fit[dorder.head]]
         best = fill_density(tokens, dorder, order, room, fit=fit)
-        fits = np.flatnonzero(fit)
-        if len(fits):
+        # Plain left-to-right sums of the same floats, as the seed compares them.
+        score = sum(scores[best].tolist())
+        if fit.any():
             # The best single item: highest score, then fewest tokens, then smallest id.
-            top = fits[scores[fits] == scores[fits].max()]
-            top = top[tokens[top] == tokens[top].min()]
+            fitting = np.where(fit, scores, -np.inf)
+            top = np.flatnonzero(fitting == fitting.max())
+            if len(top) > 1:
+                top = top[tokens[top] == tokens[top].min()]
             single = min(top.tolist(), key=lambda k: cands[k].id)
             alt = fill_density(tokens, dorder, order, room, start=[single], fit=fit)
-            # Plain left-to-right sums of the same floats, as the seed compares them.
-            if sum(scores[alt].tolist()) > sum(scores[best].tolist()):
-                best = alt
-        return bounded_selection(problem, best, dantzig_bound_arrays(scores, tokens, room, dorder.head_by_index))
+            alt_score = sum(scores[alt].tolist())
+            if alt_score > score:
+                best, score = alt, alt_score
+        return bounded_selection(problem, best, dantzig_bound_arrays(scores, tokens, room, dorder.head_by_index),
+                                 score)

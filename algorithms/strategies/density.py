@@ -83,15 +83,17 @@ class DensityOrder:
         # -score / tokens as Python computes it: the int rounds to the nearest float, then one IEEE division.
         self._key = self._neg_score / tokens.astype(np.float64)
         n = len(scores)
-        # Enough candidates of the average size to fill the room three times over.
+        # Enough candidates of the average size to fill the room three times over; a head that is
+        # not much smaller than the whole saves less than its extra steps cost.
         m = _WINDOW + 3 * room * n // max(1, int(tokens.sum()))
         self._outside = None
-        while m < n:
+        while m * 8 < n:
             cut = self._key[np.argpartition(self._key, m - 1)[m - 1]]
             inside = self._key <= cut
             head_tokens = tokens[inside]
             if int(head_tokens[head_tokens <= room].sum()) > room:
                 self._outside = ~inside
+                self._smallest_outside = int(tokens[self._outside].min())
                 break
             m *= 4
         index = None if self._outside is None else np.flatnonzero(inside)
@@ -103,6 +105,11 @@ class DensityOrder:
     def complete(self) -> bool:
         """Whether `head` is the whole order."""
         return self._outside is None
+
+    @property
+    def smallest_outside(self) -> int:
+        """The fewest tokens of a candidate after the head (not for a complete order)."""
+        return self._smallest_outside
 
     def tail(self, mask: np.ndarray) -> np.ndarray:
         """The candidates after the head where `mask` holds, in density order."""
@@ -130,8 +137,10 @@ def fill_density(tokens: np.ndarray, order: DensityOrder, head: np.ndarray, room
         return chosen
     left = room - int(tokens[chosen].sum())
     # Past the head only an item that fits in what is left can be taken, as the room only shrinks.
+    if left < order.smallest_outside:
+        return chosen
     can = tokens <= left
-    rest = order.tail(can if fit is None else can & fit) if left > 0 else head[:0]
+    rest = order.tail(can if fit is None else can & fit)
     return fill_arrays(tokens, rest, room, chosen) if len(rest) else chosen
 
 

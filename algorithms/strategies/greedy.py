@@ -79,17 +79,20 @@ def greedy_fill(candidates: Sequence[Item], room: int, start: Iterable[int] = ()
     return chosen + _vector_fill(tok, idx, skip, room - used)
 
 
-def bounded_selection(problem: Problem, chosen: Sequence[int], bound: float | None = None) -> Selection:
+def bounded_selection(problem: Problem, chosen: Sequence[int], bound: float | None = None,
+                      score: float | None = None) -> Selection:
     """A heuristic's Selection with the Dantzig bound, optimal=True when it meets the bound.
 
     Args:
         problem: The problem.
         chosen: The chosen candidate indices.
         bound: `dantzig_bound` of the problem when the caller has it already.
+        score: The chosen scores' left-to-right sum, when the caller has it already.
     """
     if bound is None:
         bound = dantzig_bound(problem.candidates, problem.room)
-    score = sum(problem.candidates[k].score for k in chosen)
+    if score is None:
+        score = sum(problem.candidates[k].score for k in chosen)
     # Rounding in the bound's float sums must not make a proven optimum look unproven; relative, so
     # that tiny scores (1e-56) are not all "within rounding" of their bound.
     optimal = True if score >= bound - 1e-9 * abs(bound) else None
