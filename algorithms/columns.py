@@ -8,7 +8,8 @@ embedding slot once, checks ids for repeats with its own hash table, adds up the
 the score and token arrays that the strategy then reads through `Problem.arrays`. Whenever an
 error is possible, or an item is not exactly an `Item`, the kernel declines and the Python checks
 of `validation` run as they always did, so every error and its message stay theirs.
-``PACKBENCH_NATIVE=0`` switches the kernel off, as it does the dedupe join's.
+``PACKBENCH_NATIVE=0`` switches the pass off, as it does the dedupe join's (the fill, `take_in_order`,
+gives the numpy loop's answer either way).
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ def take_in_order(tokens: np.ndarray, order: np.ndarray, taken: Sequence[int], l
 
     Returns:
         The indices taken, in order; None without the C kernel (the caller runs its numpy loop).
+        ``PACKBENCH_NATIVE`` is not read here: this runs twice per strategy call, and its answer
+        is the loop's whatever the switch (tests/test_columns.py).
     """
-    if not native_columns_available():
+    if _NATIVE is None:
         return None
     flags = np.zeros(len(tokens), dtype=bool)
     flags[list(taken)] = True

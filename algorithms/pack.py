@@ -58,7 +58,7 @@ def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int, s
     """
     if lowest < 0.0 or not (kept is None or (kept.all() if isinstance(kept, np.ndarray) else all(kept))):
         # Input order, so strategies see retrieval order; negative scores can never help.
-        mask = scores >= 0.0 if kept is None else np.asarray(kept, dtype=bool) & (scores >= 0.0)
+        mask = scores >= 0.0 if kept is None else _flags(kept) & (scores >= 0.0)
         candidates = list(compress(candidates, mask.tolist()))
         scores, tokens = scores[mask], tokens[mask]
         scores.setflags(write=False)  # the problem's arrays are read-only, as its items are
@@ -67,6 +67,17 @@ def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int, s
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
     return Problem.of_columns(tuple(candidates), min(room, total), tuple(pinned), scores, tokens)
+
+
+def _flags(kept: Any) -> np.ndarray:
+    """A dedupe method's kept flags as a bool array."""
+    if isinstance(kept, np.ndarray):
+        return kept.astype(bool, copy=False)
+    try:
+        # bytes() reads a list of bools in one C loop; numpy's own conversion inspects each element.
+        return np.frombuffer(bytes(kept), dtype=np.uint8).astype(bool)
+    except (TypeError, ValueError):  # not 0/1 values: truthiness, as compress reads them
+        return np.array([bool(k) for k in kept], dtype=bool)
 
 
 def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:

@@ -163,3 +163,28 @@ def test_pack_is_the_same_with_and_without_the_c_pass(seed, n, budget, near_dup,
                 out[native, strategy] = (p.ids, p.score, p.upper_bound, p.optimal, dict(p.dropped), p.over_budget)
     for strategy in ("greedy_best_single", "greedy"):
         assert out["1", strategy] == out["0", strategy]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=300, max_size=400), st.integers(0, 3000), st.randoms(use_true_random=False))
+def test_fill_arrays_gives_one_answer_with_and_without_the_c_fill(tokens, room, rnd):
+    from packbench.algorithms import columns
+    from packbench.algorithms.strategies.density import fill_arrays
+
+    order = list(range(len(tokens)))
+    rnd.shuffle(order)
+    tok, idx = np.array(tokens, dtype=np.int64), np.array(order, dtype=np.int64)
+    start = [k for k in rnd.sample(range(len(tokens)), 2) if tokens[k] <= room // 2]
+    with_c = fill_arrays(tok, idx, room, start)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columns, "_NATIVE", None)  # the numpy loop
+        assert fill_arrays(tok, idx, room, start) == with_c
+
+
+def test_kept_flags_of_any_form_mask_the_same_candidates():
+    from packbench.algorithms.pack import _flags
+
+    want = [True, False, True, True, False]
+    for kept in (want, [1, 0, 1, 1, 0], np.array(want), [np.True_, np.False_, np.True_, np.True_, np.False_],
+                 [2, 0, "x", 1.0, None]):
+        assert _flags(kept).tolist() == want
