@@ -25,7 +25,7 @@ import numpy as np
 from .items import Item
 from .validation import check_embedding_dims, check_totals, item_list, validate_items
 
-__all__ = ["Columns", "read_items", "native_columns_available", "take_in_order"]
+__all__ = ["ARRAYS_MIN", "Columns", "read_items", "native_columns_available", "take_in_order"]
 
 
 def _load():
@@ -49,6 +49,11 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+# Below this many items no strategy reads the arrays (their loops beat numpy's per-call cost there,
+# `strategies.greedy._VECTOR_MIN`), so `read_items` runs the plain checks and builds none.
+ARRAYS_MIN = 256
+
+
 class Columns(NamedTuple):
     """The checked items and what every later step of `pack` reads of them, read once.
 
@@ -57,9 +62,10 @@ class Columns(NamedTuple):
 
     Attributes:
         items: The items, as a list.
-        scores: Each item's score, float64, read-only.
-        tokens: Each item's tokens, int64, read-only (their total is at most 2**62).
-        pinned: Each item's pinned flag (bool, read-only), or None when no item is pinned.
+        scores: Each item's score, float64, read-only (None under `ARRAYS_MIN` items).
+        tokens: Each item's tokens, int64, read-only, their total at most 2**62 (None under `ARRAYS_MIN`).
+        pinned: Each item's pinned flag (a read-only bool array; a list under `ARRAYS_MIN`), or None
+            when no item is pinned.
         total_tokens: The items' total tokens.
         min_score: The lowest score (0.0 for no items).
     """
@@ -79,6 +85,11 @@ def read_items(items: Iterable[Item]) -> Columns:
         TypeError, ValueError: As `validate_items`, then `check_totals`, raise them.
     """
     out = item_list(items)
+    if len(out) < ARRAYS_MIN:
+        validate_items(out)
+        total, low = check_totals(out)
+        flags = list(map(attrgetter("pinned"), out)) if any(map(attrgetter("pinned"), out)) else None
+        return Columns(out, None, None, flags, total, low)
     found = _NATIVE.item_columns(out, Item) if native_columns_available() else None
     if found is None:
         return _python_columns(out)

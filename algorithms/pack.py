@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from itertools import compress
-from operator import attrgetter, not_
+from itertools import compress, repeat
+from operator import and_, attrgetter, ge, not_
 from typing import Any
 
 import numpy as np
@@ -29,16 +29,18 @@ __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 STAGES = ("dedupe", "select", "order", "fill", "pack")
 
 
-def _split_pinned(cols: Columns) -> tuple[list[Item], list[Item], np.ndarray, np.ndarray]:
-    """(pinned, candidates), both in input order, and the candidates' scores and tokens."""
+def _split_pinned(cols: Columns) -> tuple[list[Item], list[Item], np.ndarray | None, np.ndarray | None]:
+    """(pinned, candidates), both in input order, and the candidates' scores and tokens (None when `cols` has none)."""
     # Without pinned items (the usual case) nothing is copied: every candidate list or array
     # built here would be a pass over all the items.
     if cols.pinned is None:
         return [], cols.items, cols.scores, cols.tokens
-    flags = cols.pinned.tolist()
+    flags = cols.pinned if cols.scores is None else cols.pinned.tolist()
+    pinned, candidates = list(compress(cols.items, flags)), list(compress(cols.items, map(not_, flags)))
+    if cols.scores is None:
+        return pinned, candidates, None, None
     rest = ~cols.pinned
-    return (list(compress(cols.items, flags)), list(compress(cols.items, map(not_, flags))),
-            cols.scores[rest], cols.tokens[rest])
+    return pinned, candidates, cols.scores[rest], cols.tokens[rest]
 
 
 def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: float | None) -> tuple[Any, dict]:
@@ -48,16 +50,24 @@ def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: 
     return deduper.kept_flags(candidates, pinned, near_dup)
 
 
-def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int, scores: np.ndarray,
-             tokens: np.ndarray, total: int, lowest: float) -> Problem:
+def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int, scores: np.ndarray | None,
+             tokens: np.ndarray | None, total: int, lowest: float) -> Problem:
     """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room.
 
     `kept` is a flag per candidate (None: all kept); `scores` and `tokens` are the candidates'
-    arrays, which the `Problem` hands on (`Problem.arrays`) so the strategy reads no item for
-    them; `total` is the candidates' total tokens and `lowest` a score no item is below.
+    arrays (None for few items), which the `Problem` hands on (`Problem.arrays`) so the strategy
+    reads no item for them; `total` is the candidates' total tokens and `lowest` a score no item
+    is below.
     """
-    if lowest < 0.0 or not (kept is None or (kept.all() if isinstance(kept, np.ndarray) else all(kept))):
-        # Input order, so strategies see retrieval order; negative scores can never help.
+    everything = lowest >= 0.0 and (kept is None or (kept.all() if isinstance(kept, np.ndarray) else all(kept)))
+    if scores is None:  # few items: no arrays, and C-level passes over the items
+        if not everything:
+            # Input order, so strategies see retrieval order; negative scores can never help.
+            nonneg = map(ge, map(attrgetter("score"), candidates), repeat(0.0))
+            candidates = list(compress(candidates, nonneg if kept is None else map(and_, kept, nonneg)))
+            total = sum(map(attrgetter("tokens"), candidates))
+        return Problem(tuple(candidates), min(room, total), tuple(pinned))
+    if not everything:
         mask = scores >= 0.0 if kept is None else _flags(kept) & (scores >= 0.0)
         candidates = list(compress(candidates, mask.tolist()))
         scores, tokens = scores[mask], tokens[mask]

@@ -31,6 +31,8 @@ def item_list(items: Iterable[Item]) -> list[Item]:
     Raises:
         TypeError: `items` is a str, bytes, a mapping or not iterable.
     """
+    if type(items) is list:  # the usual case, without the two abstract-class checks below
+        return list(items)
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
     return list(items)
