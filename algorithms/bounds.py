@@ -59,16 +59,20 @@ def dantzig_bound(candidates: Sequence[Item], room: int) -> float:
         return 0.0
     scores = np.array([candidates[k].score for k in keep], dtype=float)
     tokens = np.array([candidates[k].tokens for k in keep], dtype=np.int64)
-    return _bound(scores, tokens, room)
+    return _bound(scores, tokens, np.argsort(-scores / tokens, kind="stable"), room)
 
 
-def dantzig_bound_arrays(scores: np.ndarray, tokens: np.ndarray, room: int) -> float:
+def dantzig_bound_arrays(scores: np.ndarray, tokens: np.ndarray, room: int, order: np.ndarray | None = None) -> float:
     """`dantzig_bound` from every candidate's score (float64) and tokens (int64): the same float.
 
     Args:
         scores: Score per candidate.
         tokens: Tokens per candidate.
         room: Token budget for them.
+        order: Candidate indices by score/tokens descending, equal ratios by index (what a
+            stable sort gives), when the caller has them: all, or the first of that order down to
+            some ratio (every candidate at or above it). The bound then sorts nothing, unless a
+            part too short to overflow the room was given.
 
     Returns:
         The bound (0.0 when nothing can be chosen).
@@ -76,12 +80,16 @@ def dantzig_bound_arrays(scores: np.ndarray, tokens: np.ndarray, room: int) -> f
     keep = (scores > 0) & (tokens <= room)
     if not keep.any():
         return 0.0
-    return _bound(scores[keep], tokens[keep], room)
+    if order is not None:
+        head = order[keep[order]]
+        if len(order) == len(scores) or int(tokens[head].sum()) > room:
+            return _bound(scores, tokens, head, room)
+    scores, tokens = scores[keep], tokens[keep]
+    return _bound(scores, tokens, np.argsort(-scores / tokens, kind="stable"), room)
 
 
-def _bound(scores: np.ndarray, tokens: np.ndarray, room: int) -> float:
-    """The bound over candidates that all have a positive score and fit alone, in index order."""
-    order = np.argsort(-scores / tokens, kind="stable")
+def _bound(scores: np.ndarray, tokens: np.ndarray, order: np.ndarray, room: int) -> float:
+    """The bound over the candidates in `order` (all with a positive score, each fitting alone), best ratio first."""
     cum = np.cumsum(tokens[order])
     whole = int(np.searchsorted(cum, room, side="right"))
     bound = float(scores[order[:whole]].sum())

@@ -10,10 +10,13 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
 __all__ = ["Item", "Packing", "Selection", "Problem"]
+
+_SCORE, _TOKENS = attrgetter("score"), attrgetter("tokens")
 
 
 def _item_label(item_id: Any) -> str:
@@ -114,6 +117,51 @@ class Problem:
     room: int
     pinned: tuple[Item, ...] = ()
 
+    @classmethod
+    def of_columns(cls, candidates: tuple[Item, ...], room: int, pinned: tuple[Item, ...], scores: Any,
+                   tokens: Any) -> Problem:
+        """A Problem whose `arrays` are given: `pack` read them in its one pass over the items.
+
+        Args:
+            candidates, room, pinned: As the fields.
+            scores: The candidates' scores, a read-only float64 array.
+            tokens: Their tokens, a read-only int64 array.
+        """
+        problem = cls(candidates, room, pinned)
+        object.__setattr__(problem, "_arrays", (scores, tokens))
+        return problem
+
+    def arrays(self) -> tuple[Any, Any] | None:
+        """(scores, tokens) of the candidates as read-only float64 and int64 numpy arrays.
+
+        Read from the items once per problem (or given by `pack`); not fields, so equality and
+        `dataclasses.replace` ignore them.
+
+        Returns:
+            The two arrays, or None when the tokens add up to more than 2**62 (int64 sums could overflow).
+        """
+        arrays = self.__dict__.get("_arrays", _UNREAD)
+        if arrays is _UNREAD:
+            arrays = _candidate_arrays(self.candidates)
+            object.__setattr__(self, "_arrays", arrays)
+        return arrays
+
+
+_UNREAD = object()
+
+
+def _candidate_arrays(candidates: tuple[Item, ...]) -> tuple[Any, Any] | None:
+    import numpy as np  # lazy, as in _check_embedding
+
+    tokens = [it.tokens for it in candidates]
+    if sum(tokens) > 2**62:
+        return None
+    scores = np.array([it.score for it in candidates], dtype=np.float64)
+    ints = np.array(tokens, dtype=np.int64)
+    scores.setflags(write=False)
+    ints.setflags(write=False)
+    return scores, ints
+
 
 @dataclass(frozen=True)
 class Selection:
@@ -169,8 +217,8 @@ class Packing(Sequence):
                  info: Mapping[str, Any] | None = None, stages: Mapping[str, float] | None = None) -> None:
         sets = object.__setattr__
         sets(self, "_items", tuple(items))
-        sets(self, "score", float(math.fsum(i.score for i in self._items)))
-        sets(self, "tokens", sum(i.tokens for i in self._items))
+        sets(self, "score", float(math.fsum(map(_SCORE, self._items))))
+        sets(self, "tokens", sum(map(_TOKENS, self._items)))
         sets(self, "budget", budget)
         sets(self, "strategy", strategy)
         sets(self, "optimal", optimal)

@@ -14,11 +14,14 @@ from itertools import compress, repeat
 from operator import and_, attrgetter, ge, not_
 from typing import Any
 
+import numpy as np
+
+from .columns import Columns, read_items
 from .items import Item, Packing, Problem, Selection
 from .pack_parts import Parts, Stopwatch, resolve_parts
 from .strategies.base import Refused, check_selection
 from .strategies.function import FunctionStrategy
-from .validation import check_near_dup, check_totals, validate_budget, validate_items
+from .validation import check_near_dup, validate_budget, validate_items
 
 __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 
@@ -26,40 +29,65 @@ __all__ = ["pack", "stage_calls", "validate_items", "validate_budget", "STAGES"]
 STAGES = ("dedupe", "select", "order", "fill", "pack")
 
 
-def _split_pinned(items: list[Item]) -> tuple[list[Item], list[Item]]:
-    """(pinned, candidates), both in input order."""
-    # Without pinned items (the usual case) no pass over the items picks them out: each such pass
-    # touches every item, a cache miss apiece once there are 10^5 of them.
-    if not any(map(attrgetter("pinned"), items)):
-        return [], items
-    flags = list(map(attrgetter("pinned"), items))
-    return list(compress(items, flags)), list(compress(items, map(not_, flags)))
+def _split_pinned(cols: Columns) -> tuple[list[Item], list[Item], np.ndarray | None, np.ndarray | None]:
+    """(pinned, candidates), both in input order, and the candidates' scores and tokens (None when `cols` has none)."""
+    # Without pinned items (the usual case) nothing is copied: every candidate list or array
+    # built here would be a pass over all the items.
+    if cols.pinned is None:
+        return [], cols.items, cols.scores, cols.tokens
+    flags = cols.pinned if cols.scores is None else cols.pinned.tolist()
+    pinned, candidates = list(compress(cols.items, flags)), list(compress(cols.items, map(not_, flags)))
+    if cols.scores is None:
+        return pinned, candidates, None, None
+    rest = ~cols.pinned
+    return pinned, candidates, cols.scores[rest], cols.tokens[rest]
 
 
 def _dedupe(deduper: Any, candidates: list[Item], pinned: list[Item], near_dup: float | None) -> tuple[Any, dict]:
     """(kept flag per candidate, dropped id -> the id it duplicates)."""
     if near_dup is None:
-        return repeat(True), {}
+        return None, {}
     return deduper.kept_flags(candidates, pinned, near_dup)
 
 
-def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int,
-             totals: tuple[int, float] | None = None) -> Problem:
+def _problem(candidates: list[Item], kept: Any, pinned: list[Item], room: int, scores: np.ndarray | None,
+             tokens: np.ndarray | None, total: int, lowest: float) -> Problem:
     """What the strategy sees: the kept candidates with scores >= 0, in input order, and the room.
 
-    `totals` is `check_totals`' (tokens, lowest score) of all the items: with dedupe off, nothing
-    pinned and no negative score, the candidates are those items and need no pass of their own.
+    `kept` is a flag per candidate (None: all kept); `scores` and `tokens` are the candidates'
+    arrays (None for few items), which the `Problem` hands on (`Problem.arrays`) so the strategy
+    reads no item for them; `total` is the candidates' total tokens and `lowest` a score no item
+    is below.
     """
-    if totals is not None and type(kept) is repeat and not pinned and totals[1] >= 0.0:
-        survivors, total = tuple(candidates), totals[0]
-    else:
-        # Input order, so strategies see retrieval order; negative scores can never help (C-level passes).
-        survivors = tuple(compress(candidates, map(and_, kept, map(ge, map(attrgetter("score"), candidates),
-                                                                  repeat(0.0)))))
-        total = sum(map(attrgetter("tokens"), survivors))
+    everything = lowest >= 0.0 and (kept is None or (kept.all() if isinstance(kept, np.ndarray) else all(kept)))
+    if scores is None:  # few items: no arrays, and C-level passes over the items
+        if not everything:
+            # Input order, so strategies see retrieval order; negative scores can never help.
+            nonneg = map(ge, map(attrgetter("score"), candidates), repeat(0.0))
+            candidates = list(compress(candidates, nonneg if kept is None else map(and_, kept, nonneg)))
+            total = sum(map(attrgetter("tokens"), candidates))
+        return Problem(tuple(candidates), min(room, total), tuple(pinned))
+    if not everything:
+        mask = scores >= 0.0 if kept is None else _flags(kept) & (scores >= 0.0)
+        candidates = list(compress(candidates, mask.tolist()))
+        scores, tokens = scores[mask], tokens[mask]
+        scores.setflags(write=False)  # the problem's arrays are read-only, as its items are
+        tokens.setflags(write=False)
+        total = int(tokens.sum())  # at most 2**62: no int64 overflow
     # A room above the candidates' total changes no choice; capping it keeps a "no limit"
     # budget such as sys.maxsize within the DP's and the integer solvers' ranges.
-    return Problem(survivors, min(room, total), tuple(pinned))
+    return Problem.of_columns(tuple(candidates), min(room, total), tuple(pinned), scores, tokens)
+
+
+def _flags(kept: Any) -> np.ndarray:
+    """A dedupe method's kept flags as a bool array."""
+    if isinstance(kept, np.ndarray):
+        return kept.astype(bool, copy=False)
+    try:
+        # bytes() reads a list of bools in one C loop; numpy's own conversion inspects each element.
+        return np.frombuffer(bytes(kept), dtype=np.uint8).astype(bool)
+    except (TypeError, ValueError):  # not 0/1 values: truthiness, as compress reads them
+        return np.array([bool(k) for k in kept], dtype=bool)
 
 
 def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:
@@ -72,8 +100,8 @@ def _refuse_if_skipped(parts: Parts, problem: Problem) -> None:
 def _checked(parts: Parts, problem: Problem, selection: Selection, room: int) -> tuple[tuple[int, ...], list[Item], int, dict]:
     """(picked indices, chosen items, their tokens, info) once the selection passed its contract check."""
     picked = check_selection(parts.strategy, problem, selection, may_exceed_room=parts.chooser.may_exceed_budget)
-    chosen = [problem.candidates[k] for k in picked]
-    used = sum(it.tokens for it in chosen)
+    chosen = list(map(problem.candidates.__getitem__, picked))
+    used = sum(map(attrgetter("tokens"), chosen))
     info = dict(selection.info)
     if used > room:
         # Only a peer adapter may overflow (it counts words, or keeps the crossing item, as the peer
@@ -93,7 +121,7 @@ def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: P
               dropped: Mapping[str, str], seconds: float, truncated: str | None, over: bool, info: dict,
               watch: Stopwatch) -> Packing:
     """The `Packing`: pinned items first, the ordered choice, the bound shifted by the pinned score."""
-    pinned_score = math.fsum(it.score for it in pinned)
+    pinned_score = math.fsum(map(attrgetter("score"), pinned))
     upper = None if selection.upper_bound is None else pinned_score + selection.upper_bound
     return Packing(pinned + list(ordered), budget=budget, strategy=parts.strategy, optimal=selection.optimal,
                    upper_bound=upper, dropped=dropped, seconds=seconds, truncated=truncated,
@@ -102,7 +130,7 @@ def _assemble(pinned: list[Item], ordered: Iterable[Item], budget: int, parts: P
 
 def _pinned_need(pinned: list[Item], budget: int, pinned_overflow: str) -> int:
     """The pinned items' tokens; over the budget, an error with "raise" (with "clamp" the caller stops)."""
-    need = sum(it.tokens for it in pinned)
+    need = sum(map(attrgetter("tokens"), pinned))
     if need > budget and pinned_overflow == "raise":
         raise ValueError(f"pinned items need {need} tokens, over the budget of {budget} "
                          f"(pinned: {', '.join(it.id for it in pinned)})")
@@ -154,11 +182,10 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
             scores add up to more than a quarter of the float range.
     """
     watch = Stopwatch()
-    items = validate_items(items)
-    totals = check_totals(items)
+    cols = read_items(items)
     budget, near_dup = validate_budget(budget), check_near_dup(near_dup)
     parts = resolve_parts(strategy, order, dedupe, fill, pinned_overflow, params, dedupe_on=near_dup is not None)
-    pinned, candidates = _split_pinned(items)
+    pinned, candidates, scores, tokens = _split_pinned(cols)
     pinned_tokens = _pinned_need(pinned, budget, pinned_overflow)
     if pinned_tokens > budget:
         return Packing(pinned, budget=budget, strategy=parts.strategy, optimal=None, over_budget=True,
@@ -168,7 +195,8 @@ def pack(items: Iterable[Item], budget: int, near_dup: float | None = 0.8, *,
     kept, dropped = _dedupe(parts.deduper, candidates, pinned, near_dup)
     watch.lap("dedupe")
     room = budget - pinned_tokens
-    problem = _problem(candidates, kept, pinned, room, totals)
+    problem = _problem(candidates, kept, pinned, room, scores, tokens, cols.total_tokens - pinned_tokens,
+                       cols.min_score)
     _refuse_if_skipped(parts, problem)
     watch.mark()
     selection = parts.chooser.select(problem)
@@ -217,15 +245,18 @@ def stage_calls(items: Iterable[Item], budget: int, near_dup: float | None = 0.8
     Raises:
         ValueError, TypeError: As `pack` raises them (the call is made once here).
     """
-    items = validate_items(items)
+    cols = read_items(items)
+    items = cols.items
     kwargs = dict(strategy=strategy, order=order, dedupe=dedupe, fill=fill, **params)
     pack(items, budget, near_dup, **kwargs)  # any error, as pack raises it
     near_dup = check_near_dup(near_dup)
     parts = resolve_parts(strategy, order, dedupe, fill, "raise", params, dedupe_on=near_dup is not None)
-    pinned, candidates = _split_pinned(items)
-    room = budget - sum(it.tokens for it in pinned)
+    pinned, candidates, scores, tokens = _split_pinned(cols)
+    pinned_tokens = sum(it.tokens for it in pinned)
+    room = budget - pinned_tokens
     kept, _ = _dedupe(parts.deduper, candidates, pinned, near_dup)
-    problem = _problem(candidates, kept, pinned, room)
+    problem = _problem(candidates, kept, pinned, room, scores, tokens,
+                       cols.total_tokens - pinned_tokens, cols.min_score)
     picked, chosen, used, _ = _checked(parts, problem, parts.chooser.select(problem), room)
     calls = {"dedupe": lambda: _dedupe(parts.deduper, candidates, pinned, near_dup),
              "select": _strategy_call(parts, problem),

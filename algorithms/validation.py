@@ -15,7 +15,7 @@ from typing import Any
 
 from .items import Item
 
-__all__ = ["validate_items", "validate_budget", "check_totals", "check_near_dup", "check_pinned_overflow",
+__all__ = ["item_list", "validate_items", "check_embedding_dims", "validate_budget", "check_totals", "check_near_dup", "check_pinned_overflow",
            "PINNED_OVERFLOW", "MAX_TOTAL_TOKENS", "MAX_TOTAL_SCORE"]
 
 PINNED_OVERFLOW = ("raise", "clamp")
@@ -25,6 +25,19 @@ MAX_TOTAL_TOKENS = 2**62
 MAX_TOTAL_SCORE = sys.float_info.max / 4
 
 
+def item_list(items: Iterable[Item]) -> list[Item]:
+    """`items` as a new list (its elements unchecked).
+
+    Raises:
+        TypeError: `items` is a str, bytes, a mapping or not iterable.
+    """
+    if type(items) is list:  # the usual case, without the two abstract-class checks below
+        return list(items)
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
+    return list(items)
+
+
 def validate_items(items: Iterable[Item]) -> list[Item]:
     """Check that `items` is a list of `Item` with unique ids.
 
@@ -32,9 +45,7 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
         TypeError: An element is not an `Item` (the message gives its position).
         ValueError: Two items share an id, or embeddings of different dimensions.
     """
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-        raise TypeError(f"items must be an iterable of Item, got {type(items).__name__}")
-    out = list(items)
+    out = item_list(items)
     seen: set[str] = set()
     if set(map(type, out)) <= {Item}:
         # Plain items (the usual case): C-level passes; the loop below would only find a repeated id.
@@ -48,16 +59,25 @@ def validate_items(items: Iterable[Item]) -> list[Item]:
             if it.id in seen:
                 raise ValueError(f"item {it.id!r}: id is repeated (ids must be unique)")
             seen.add(it.id)
+    check_embedding_dims(out)
+    return out
+
+
+def check_embedding_dims(items: list[Item]) -> None:
+    """Check that the embeddings that are set all have one dimension.
+
+    Raises:
+        ValueError: Naming an item whose embedding's dimension differs from the first one's.
+    """
     # The embeddings that are set, found by a C-level filter: most items have none, and a Python
     # loop over 10^5 items costs more than the rest of this check.
-    dims = set(map(len, filter(partial(is_not, None), map(attrgetter("embedding"), out))))
+    dims = set(map(len, filter(partial(is_not, None), map(attrgetter("embedding"), items))))
     if len(dims) > 1:
-        embedded = [it for it in out if it.embedding is not None]
+        embedded = [it for it in items if it.embedding is not None]
         first = embedded[0]
         other = next(it for it in embedded if len(it.embedding) != len(first.embedding))
         raise ValueError(f"item {other.id!r}: embedding has {len(other.embedding)} dimensions, but item "
                          f"{first.id!r} has {len(first.embedding)} (all embeddings must have one dimension)")
-    return out
 
 
 def validate_budget(budget: Any) -> int:
@@ -115,8 +135,6 @@ def check_near_dup(near_dup: Any) -> float | None:
     if not 0.0 <= near_dup <= 1.0:
         raise ValueError(f"near_dup must be in [0, 1] (or None to turn dedupe off), got {near_dup!r}")
     return float(near_dup)
-
-
 
 
 def check_pinned_overflow(pinned_overflow: Any) -> str:

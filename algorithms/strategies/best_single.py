@@ -9,7 +9,7 @@ import numpy as np
 from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
 from .base import Strategy
-from .greedy import _INT64_SAFE, _VECTOR_MIN, bounded_selection, density_order, density_order_arrays, fill_arrays, \
+from .greedy import _INT64_SAFE, _VECTOR_MIN, DensityOrder, bounded_selection, density_order, fill_density, \
     greedy_fill
 
 __all__ = ["GreedyBestSingle"]
@@ -29,9 +29,10 @@ class GreedyBestSingle(Strategy):
 
     def select(self, problem: Problem) -> Selection:
         cands, room = problem.candidates, problem.room
+        arrays = problem.arrays() if len(cands) >= _VECTOR_MIN and 0 <= room <= _INT64_SAFE else None
+        if arrays is not None:
+            return self._select_arrays(problem, *arrays)
         tokens = list(map(attrgetter("tokens"), cands))
-        if len(cands) >= _VECTOR_MIN and 0 <= room <= _INT64_SAFE and sum(tokens) <= _INT64_SAFE:
-            return self._select_arrays(problem, np.array(tokens, dtype=np.int64))
         fits = [k for k in range(len(cands)) if tokens[k] <= room]
         order = [k for k in density_order(cands) if tokens[k] <= room]
         best = greedy_fill(cands, room, order=order)
@@ -43,22 +44,25 @@ class GreedyBestSingle(Strategy):
                 best = alt
         return bounded_selection(problem, best)
 
-    def _select_arrays(self, problem: Problem, tokens: np.ndarray) -> Selection:
-        """The same choice from arrays of scores and tokens, read once (many candidates)."""
+    def _select_arrays(self, problem: Problem, scores: np.ndarray, tokens: np.ndarray) -> Selection:
+        """The same choice from the problem's arrays of scores and tokens (many candidates)."""
         cands, room = problem.candidates, problem.room
-        scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=len(cands))
         fit = tokens <= room
-        order = density_order_arrays(cands, scores, tokens)
-        order = order[fit[order]]
-        best = fill_arrays(tokens, order, room)
-        fits = np.flatnonzero(fit)
-        if len(fits):
+        dorder = DensityOrder(cands, scores, tokens, room)
+        order = dorder.head[fit[dorder.head]]
+        best = fill_density(tokens, dorder, order, room, fit=fit)
+        # Plain left-to-right sums of the same floats, as the seed compares them.
+        score = sum(scores[best].tolist())
+        if fit.any():
             # The best single item: highest score, then fewest tokens, then smallest id.
-            top = fits[scores[fits] == scores[fits].max()]
-            top = top[tokens[top] == tokens[top].min()]
+            fitting = np.where(fit, scores, -np.inf)
+            top = np.flatnonzero(fitting == fitting.max())
+            if len(top) > 1:
+                top = top[tokens[top] == tokens[top].min()]
             single = min(top.tolist(), key=lambda k: cands[k].id)
-            alt = fill_arrays(tokens, order, room, start=[single])
-            # Plain left-to-right sums, as the seed compares them.
-            if sum(cands[k].score for k in alt) > sum(cands[k].score for k in best):
-                best = alt
-        return bounded_selection(problem, best, dantzig_bound_arrays(scores, tokens, room))
+            alt = fill_density(tokens, dorder, order, room, start=[single], fit=fit)
+            alt_score = sum(scores[alt].tolist())
+            if alt_score > score:
+                best, score = alt, alt_score
+        return bounded_selection(problem, best, dantzig_bound_arrays(scores, tokens, room, dorder.head_by_index),
+                                 score)

@@ -1,0 +1,236 @@
+/* One pass over `pack`'s items, and the greedy fill over a density order (algorithms/columns.py).
+ *
+ * `item_columns(items, item_type)` reads every item of a list once, through the offsets of the
+ * type's slot descriptors (what the slot getters read), and returns
+ * (scores float64 bytes, tokens int64 bytes, pinned uint8 bytes or None, total tokens, lowest score,
+ * any embedding set), or None whenever an error message or an unusual value is possible: an element
+ * that is not exactly `item_type`, an id that is not a str or is repeated, a non-float or non-finite
+ * score, a tokens value that is not a positive int64, a pinned that is not a bool, total tokens over
+ * 2**62, or absolute scores adding up near the float range. The Python path then runs and raises
+ * (or answers) exactly as before; this pass never decides an error itself.
+ *
+ * `greedy_take(tokens, order, taken, left)`: walk `order`, take every index not in `taken` whose
+ * tokens fit in what is left: the loop of `strategies.greedy._python_fill`.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef Py_T_OBJECT_EX
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
+
+#define MAX_TOTAL_TOKENS (((long long)1) << 62)
+/* Far below the Python check's float_info.max / 4: a running double sum of n non-negative terms is
+ * within n * 2^-53 of the exact sum, so anything above this is left to math.fsum. */
+#define SCORE_SUM_SAFE (DBL_MAX / 16)
+
+enum { F_ID, F_SCORE, F_TOKENS, F_PINNED, F_EMBEDDING, N_FIELDS };
+static const char *FIELD_NAMES[N_FIELDS] = {"id", "score", "tokens", "pinned", "embedding"};
+
+/* The offset of slot `name` of `type` (a member descriptor of an object field), or -1. */
+static Py_ssize_t slot_offset(PyObject *type, const char *name) {
+    PyObject *d = PyObject_GetAttrString(type, name);
+    Py_ssize_t offset = -1;
+    if (d == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type == Py_T_OBJECT_EX && PyType_IsSubtype((PyTypeObject *)type, PyDescr_TYPE(d)))
+            offset = m->offset;
+    }
+    Py_DECREF(d);
+    return offset;
+}
+
+#define FIELD(obj, k) (*(PyObject **)((char *)(obj) + off[k]))
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch((const void *)(p))
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+/* How many items ahead the fields (and, twice as far, the item itself) are fetched: the items, their
+ * ids, scores and tokens are separate objects scattered over the heap, and each read of one that is
+ * not in cache would otherwise wait for memory before the next item's reads can start. */
+#define AHEAD 12
+
+/* 1 if some id repeats, 0 if none, -1 on error (a Python exception set). Ids are exact strs whose
+ * hashes are in `hashes`; fewer than 2**32 of them. The table holds 1 + the index of each id seen,
+ * 4 bytes a slot, so that for 10^5 items it stays within a core's cache. */
+static int ids_repeat(PyObject **objs, const Py_hash_t *hashes, Py_ssize_t n, Py_ssize_t off_id) {
+    size_t cap = 8;
+    while (cap < (size_t)n * 2) cap <<= 1;
+    uint32_t *table = PyMem_Calloc(cap, sizeof(uint32_t));
+    if (table == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int found = 0;
+    for (Py_ssize_t i = 0; i < n && !found; i++) {
+        if (i + AHEAD < n) PREFETCH(&table[(size_t)hashes[i + AHEAD] & (cap - 1)]);
+        Py_hash_t h = hashes[i];
+        size_t j = (size_t)h & (cap - 1);
+        for (; table[j] != 0; j = (j + 1) & (cap - 1)) {
+            Py_ssize_t other = (Py_ssize_t)table[j] - 1;
+            if (hashes[other] != h) continue;
+            int eq = PyUnicode_Compare(*(PyObject **)((char *)objs[other] + off_id),
+                                       *(PyObject **)((char *)objs[i] + off_id));
+            if (eq == -1 && PyErr_Occurred()) {
+                found = -1;
+                break;
+            }
+            if (eq == 0) {
+                found = 1;
+                break;
+            }
+        }
+        table[j] = (uint32_t)(i + 1);
+    }
+    PyMem_Free(table);
+    return found;
+}
+
+static PyObject *item_columns(PyObject *self, PyObject *args) {
+    PyObject *items, *type;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &items, &PyType_Type, &type)) return NULL;
+    Py_ssize_t off[N_FIELDS];
+    for (int k = 0; k < N_FIELDS; k++) {
+        off[k] = slot_offset(type, FIELD_NAMES[k]);
+        if (off[k] < 0) Py_RETURN_NONE;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    if ((size_t)n >= ((size_t)1 << 31)) Py_RETURN_NONE; /* ids_repeat's 4-byte slots */
+    PyObject **objs = ((PyListObject *)items)->ob_item;
+    PyObject *scores_b = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    PyObject *tokens_b = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(long long));
+    PyObject *pinned_b = PyBytes_FromStringAndSize(NULL, n);
+    Py_hash_t *hashes = PyMem_Malloc((n ? n : 1) * sizeof(Py_hash_t));
+    if (hashes == NULL) PyErr_NoMemory();
+    if (scores_b == NULL || tokens_b == NULL || pinned_b == NULL || hashes == NULL) goto fail;
+    double *scores = (double *)PyBytes_AS_STRING(scores_b);
+    long long *tokens = (long long *)PyBytes_AS_STRING(tokens_b);
+    unsigned char *pinned = (unsigned char *)PyBytes_AS_STRING(pinned_b);
+    long long total = 0;
+    double abs_sum = 0.0, low = 0.0;
+    Py_ssize_t n_pinned = 0;
+    int embedded = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + 2 * AHEAD < n) {
+            PREFETCH(objs[i + 2 * AHEAD]);
+            PREFETCH((char *)objs[i + 2 * AHEAD] + 64);
+        }
+        if (i + AHEAD < n && (PyObject *)Py_TYPE(objs[i + AHEAD]) == type) {
+            PyObject *next = objs[i + AHEAD]; /* an item: its slots can be read (not yet checked) */
+            PREFETCH(FIELD(next, F_ID));
+            PREFETCH(FIELD(next, F_SCORE));
+            PREFETCH(FIELD(next, F_TOKENS));
+        }
+        PyObject *it = objs[i];
+        if ((PyObject *)Py_TYPE(it) != type) goto decline;
+        PyObject *id = FIELD(it, F_ID), *s = FIELD(it, F_SCORE), *t = FIELD(it, F_TOKENS);
+        PyObject *p = FIELD(it, F_PINNED), *e = FIELD(it, F_EMBEDDING);
+        if (id == NULL || s == NULL || t == NULL || p == NULL || e == NULL) goto decline;
+        if (!PyUnicode_CheckExact(id) || !PyFloat_CheckExact(s) || !PyLong_CheckExact(t)) goto decline;
+        hashes[i] = PyObject_Hash(id); /* a str caches its hash; -1 only on error */
+        if (hashes[i] == -1) goto fail;
+        double v = PyFloat_AS_DOUBLE(s);
+        if (!isfinite(v)) goto decline;
+        int over = 0;
+        long long tok = PyLong_AsLongLongAndOverflow(t, &over);
+        if (over || tok <= 0 || tok > MAX_TOTAL_TOKENS - total) goto decline;
+        if (p == Py_True) {
+            pinned[i] = 1;
+            n_pinned++;
+        } else if (p == Py_False) {
+            pinned[i] = 0;
+        } else {
+            goto decline;
+        }
+        embedded |= e != Py_None;
+        scores[i] = v;
+        tokens[i] = tok;
+        total += tok;
+        abs_sum += fabs(v);
+        if (i == 0 || v < low) low = v;
+    }
+    if (abs_sum > SCORE_SUM_SAFE) goto decline;
+    int repeat = ids_repeat(objs, hashes, n, off[F_ID]);
+    if (repeat < 0) goto fail;
+    if (repeat) goto decline;
+    PyMem_Free(hashes);
+    PyObject *flags = pinned_b;
+    if (n_pinned == 0) {
+        Py_DECREF(pinned_b);
+        flags = Py_NewRef(Py_None);
+    }
+    return Py_BuildValue("(NNNLdO)", scores_b, tokens_b, flags, total, low, embedded ? Py_True : Py_False);
+decline:
+    PyMem_Free(hashes);
+    Py_XDECREF(scores_b);
+    Py_XDECREF(tokens_b);
+    Py_XDECREF(pinned_b);
+    Py_RETURN_NONE;
+fail:
+    PyMem_Free(hashes);
+    Py_XDECREF(scores_b);
+    Py_XDECREF(tokens_b);
+    Py_XDECREF(pinned_b);
+    return NULL;
+}
+
+static PyObject *greedy_take(PyObject *self, PyObject *args) {
+    Py_buffer tok_buf, order_buf, taken_buf;
+    long long left;
+    if (!PyArg_ParseTuple(args, "y*y*y*L", &tok_buf, &order_buf, &taken_buf, &left)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = tok_buf.len / (Py_ssize_t)sizeof(long long);
+    Py_ssize_t m = order_buf.len / (Py_ssize_t)sizeof(long long);
+    const long long *tok = tok_buf.buf, *order = order_buf.buf;
+    const unsigned char *taken = taken_buf.buf;
+    if (taken_buf.len != n) {
+        PyErr_SetString(PyExc_ValueError, "greedy_take: one taken flag per candidate");
+        goto done;
+    }
+    out = PyList_New(0);
+    if (out == NULL) goto done;
+    for (Py_ssize_t j = 0; j < m && left > 0; j++) {
+        long long k = order[j];
+        if (k < 0 || k >= n) {
+            PyErr_SetString(PyExc_IndexError, "greedy_take: order index out of range");
+            Py_CLEAR(out);
+            goto done;
+        }
+        if (taken[k] || tok[k] > left) continue;
+        PyObject *pick = PyLong_FromLongLong(k);
+        if (pick == NULL || PyList_Append(out, pick) < 0) {
+            Py_XDECREF(pick);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(pick);
+        left -= tok[k];
+    }
+done:
+    PyBuffer_Release(&tok_buf);
+    PyBuffer_Release(&order_buf);
+    PyBuffer_Release(&taken_buf);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"item_columns", item_columns, METH_VARARGS, "One pass over the items: their columns, or None."},
+    {"greedy_take", greedy_take, METH_VARARGS, "Greedy fill over a density order."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_columns_native", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__columns_native(void) { return PyModule_Create(&module); }

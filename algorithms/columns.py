@@ -1,0 +1,134 @@
+"""`pack`'s one pass over the items: every check of the whole list, the totals, and the columns later steps read.
+
+Reading a field of each of 10^5 items costs a few milliseconds per pass in CPython (each read goes
+through the attribute machinery, and the items lie scattered in memory), and `pack` used to make a
+pass per check and per step. `read_items` makes one: the C kernel `_native/columns.c` (built by the
+package's own ``setup.py``, optional) reads each item's id, score, tokens, pinned flag and
+embedding slot once, checks ids for repeats with its own hash table, adds up the totals and fills
+the score and token arrays that the strategy then reads through `Problem.arrays`. Whenever an
+error is possible, or an item is not exactly an `Item`, the kernel declines and the Python checks
+of `validation` run as they always did, so every error and its message stay theirs.
+``PACKBENCH_NATIVE=0`` switches the pass off, as it does the dedupe join's (the fill, `take_in_order`,
+gives the numpy loop's answer either way).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Sequence
+from operator import attrgetter
+from typing import NamedTuple
+
+import numpy as np
+
+from .items import Item
+from .validation import check_embedding_dims, check_totals, item_list, validate_items
+
+__all__ = ["ARRAYS_MIN", "Columns", "read_items", "native_columns_available", "take_in_order"]
+
+
+def _load():
+    # By name: the compiled module has no source file for the import-structure checks to read.
+    try:
+        return importlib.import_module(f"{__package__}._columns_native")
+    except ImportError:  # not built (no compiler at install time): the Python path runs
+        return None
+
+
+_NATIVE = _load()
+
+
+def native_columns_available() -> bool:
+    """Whether the C pass is built and not switched off (``PACKBENCH_NATIVE=0``)."""
+    return _NATIVE is not None and os.environ.get("PACKBENCH_NATIVE", "1") != "0"
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
+
+
+# Below this many items no strategy reads the arrays (their loops beat numpy's per-call cost there,
+# `strategies.greedy._VECTOR_MIN`), so `read_items` runs the plain checks and builds none.
+ARRAYS_MIN = 256
+
+
+class Columns(NamedTuple):
+    """The checked items and what every later step of `pack` reads of them, read once.
+
+    A named tuple: `pack` builds one per call, and a frozen dataclass costs several times more
+    to build, which a call on a handful of items would notice.
+
+    Attributes:
+        items: The items, as a list.
+        scores: Each item's score, float64, read-only (None under `ARRAYS_MIN` items).
+        tokens: Each item's tokens, int64, read-only, their total at most 2**62 (None under `ARRAYS_MIN`).
+        pinned: Each item's pinned flag (a read-only bool array; a list under `ARRAYS_MIN`), or None
+            when no item is pinned.
+        total_tokens: The items' total tokens.
+        min_score: The lowest score (0.0 for no items).
+    """
+
+    items: list[Item]
+    scores: np.ndarray
+    tokens: np.ndarray
+    pinned: np.ndarray | None
+    total_tokens: int
+    min_score: float
+
+
+def read_items(items: Iterable[Item]) -> Columns:
+    """`validate_items` and `check_totals` in one pass, with the columns they read.
+
+    Raises:
+        TypeError, ValueError: As `validate_items`, then `check_totals`, raise them.
+    """
+    out = item_list(items)
+    if len(out) < ARRAYS_MIN:
+        validate_items(out)
+        total, low = check_totals(out)
+        flags = list(map(attrgetter("pinned"), out)) if any(map(attrgetter("pinned"), out)) else None
+        return Columns(out, None, None, flags, total, low)
+    found = _NATIVE.item_columns(out, Item) if native_columns_available() else None
+    if found is None:
+        return _python_columns(out)
+    scores, tokens, pinned, total, low, embedded = found
+    if embedded:
+        check_embedding_dims(out)
+    # Views of the kernel's bytes: read-only, as bytes are immutable.
+    return Columns(out, np.frombuffer(scores, dtype=np.float64), np.frombuffer(tokens, dtype=np.int64),
+                   None if pinned is None else np.frombuffer(pinned, dtype=bool), total, low)
+
+
+def _python_columns(out: list[Item]) -> Columns:
+    """`read_items` without the kernel (or where it declined): the checks of `validation`, then the columns."""
+    validate_items(out)
+    total, low = check_totals(out)
+    flags = list(map(attrgetter("pinned"), out))
+    pinned = _readonly(np.array(flags, dtype=bool)) if any(flags) else None
+    scores = _readonly(np.fromiter(map(attrgetter("score"), out), dtype=np.float64, count=len(out)))
+    tokens = _readonly(np.fromiter(map(attrgetter("tokens"), out), dtype=np.int64, count=len(out)))
+    return Columns(out, scores, tokens, pinned, total, low)
+
+
+def take_in_order(tokens: np.ndarray, order: np.ndarray, taken: Sequence[int], left: int) -> list[int] | None:
+    """The greedy fill's additions: each index of `order` not in `taken` whose tokens fit in what is left.
+
+    Args:
+        tokens: Tokens of every candidate (int64).
+        order: Candidate indices in the order to try them, each at most once.
+        taken: Indices already taken (skipped).
+        left: Tokens left, 0 <= left <= 2**62.
+
+    Returns:
+        The indices taken, in order; None without the C kernel (the caller runs its numpy loop).
+        ``PACKBENCH_NATIVE`` is not read here: this runs twice per strategy call, and its answer
+        is the loop's whatever the switch (tests/test_columns.py).
+    """
+    if _NATIVE is None:
+        return None
+    flags = np.zeros(len(tokens), dtype=bool)
+    flags[list(taken)] = True
+    return _NATIVE.greedy_take(np.ascontiguousarray(tokens, dtype=np.int64),
+                               np.ascontiguousarray(order, dtype=np.int64), flags, left)
