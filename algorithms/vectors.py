@@ -11,6 +11,7 @@ whole matrix (what a greedy that reads a few dozen columns needs), and
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 import numpy as np
 
@@ -30,19 +31,34 @@ def embedding_matrix(items: Sequence[Item], who: str, dtype: type = np.float64) 
     Raises:
         ValueError: An item without an embedding, or embeddings of different dimensions.
     """
-    missing = next((it for it in items if it.embedding is None), None)
-    if missing is not None:
-        raise ValueError(f"{who} needs Item.embedding; item {missing.id!r} has none (compute embeddings with "
-                         f"packbench.algorithms.embed, e.g. embed_items(items))")
     if not items:
         return np.zeros((0, 0), dtype=dtype)
+    rows = list(map(attrgetter("embedding"), items))
+    # One C-level stack, checked by its shape: a Python pass over the items for the checks cost as
+    # much as the copy. Embeddings are 1-D non-empty arrays (`Item` checks), so the stack is
+    # (n, dim) exactly when every item has one of the first one's dimension; anything else (a
+    # missing embedding, another dimension) fails here and is named by `_embedding_error`.
+    first = rows[0]
+    if first is not None:
+        try:
+            out = np.array(rows, dtype=dtype)
+        except (TypeError, ValueError):
+            out = None
+        if out is not None and out.shape == (len(rows), len(first)):
+            return out
+    raise _embedding_error(items, who)
+
+
+def _embedding_error(items: Sequence[Item], who: str) -> ValueError:
+    """The error for items whose embeddings do not stack: the first missing one, else the first of another dimension."""
+    missing = next((it for it in items if it.embedding is None), None)
+    if missing is not None:
+        return ValueError(f"{who} needs Item.embedding; item {missing.id!r} has none (compute embeddings with "
+                          f"packbench.algorithms.embed, e.g. embed_items(items))")
     dim = len(items[0].embedding)
-    other = next((it for it in items if len(it.embedding) != dim), None)
-    if other is not None:
-        raise ValueError(f"{who}: item {other.id!r} has a {len(other.embedding)}-dimensional embedding, item "
-                         f"{items[0].id!r} a {dim}-dimensional one (all must have one dimension)")
-    # One concatenation into the target type: `np.stack` reshapes each row first, about twice the cost.
-    return np.concatenate([it.embedding for it in items], dtype=dtype).reshape(len(items), dim)
+    other = next(it for it in items if len(it.embedding) != dim)
+    return ValueError(f"{who}: item {other.id!r} has a {len(other.embedding)}-dimensional embedding, item "
+                      f"{items[0].id!r} a {dim}-dimensional one (all must have one dimension)")
 
 
 # Rows whose norm lies in this range were computed without overflow or underflow of the squares.

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..items import Item
-from ..vectors import embedding_matrix
+from ..vectors import embedding_matrix, normalised_rows
 from .mmr_kernel import DONE, mmr32_steps
 
 __all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "TIE_TOL"]
@@ -92,12 +92,6 @@ def mmr_picks(cands: Sequence[Item], rel: np.ndarray, tokens: np.ndarray, room: 
     return chosen
 
 
-def _unit(vec: np.ndarray) -> np.ndarray:
-    """The float64 unit vector of `vec` (a zero vector stays zero)."""
-    norm = float(np.sqrt(np.dot(vec, vec)))
-    return vec / norm if norm > 0 else vec
-
-
 def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.ndarray, tokens: np.ndarray,
                        room: int, lam: float) -> list[int] | None:
     """`mmr_picks` for ``similarity="cosine"``, ``cost_exponent=0``: float32 columns, float64 picks.
@@ -136,14 +130,8 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     head, scaled = e32[:n], -k * inv[:n]
     margin = 2.2 * k * (2 * e32.shape[1] + 16) * 2.0**-24
     base = lam * rel
-    units: dict[int, np.ndarray] = {}  # float64 unit vectors of the candidates met as contenders or picks
-
-    def unit(i: int) -> np.ndarray:
-        if i not in units:
-            units[i] = _unit(cands[i].embedding)
-        return units[i]
-
-    pinned_units = [_unit(it.embedding) for it in pinned]
+    # Float64 unit vectors of the pinned items (anchors of every contended step).
+    pinned_units = normalised_rows(embedding_matrix(pinned, "similarity 'cosine'")) if pinned else None
     red = (np.clip((head @ e32[n:].T) * inv[:n, None] * inv[None, n:], 0.0, 1.0).max(axis=1) if pinned
            else np.zeros(n))
     value = np.multiply(red, -k)
@@ -157,10 +145,12 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
             break
         # A contended step (rare: a few per context): the float64 rule picks among the contenders.
         near = (value >= best - margin - TIE_TOL * (abs(best) + 2.0)).nonzero()[0]
-        # The float64 unit vectors of the pinned items and the picks, built only here.
-        anchors = [*pinned_units, *map(unit, chosen[:count].tolist())]
-        exact = (np.clip(np.array([unit(i) for i in near.tolist()]) @ np.array(anchors).T, 0.0, 1.0).max(axis=1)
-                 if anchors else np.zeros(len(near)))
+        # The float64 unit vectors of the contenders and of the picks, built only here (one stack).
+        units = normalised_rows(embedding_matrix([cands[i] for i in (*near.tolist(), *chosen[:count].tolist())],
+                                                 "similarity 'cosine'"))
+        anchors = units[len(near):] if pinned_units is None else np.concatenate([pinned_units, units[len(near):]])
+        exact = (np.clip(units[:len(near)] @ anchors.T, 0.0, 1.0).max(axis=1) if len(anchors)
+                 else np.zeros(len(near)))
         exact = -k * exact + base[near]
         top = float(exact.max())
         ties = near[exact >= top - TIE_TOL * max(1.0, abs(top))]
