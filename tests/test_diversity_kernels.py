@@ -92,3 +92,44 @@ def test_compiled_cosine_dpp_picks_those_of_the_numpy_loop_past_its_row_buffer()
     fast = pack(items, 10**6, None, strategy="dpp", similarity="cosine", theta=0.5).info["pick_order"]
     slow = pack(items, 10**6, None, strategy="dpp", similarity=cos, theta=0.5).info["pick_order"]
     assert len(fast) > 128 and fast == slow
+
+
+def _float64_dpp(problem: Problem, theta: float) -> list[str]:
+    """The float64 Cholesky loop of `dpp_picks` (the definition the float32 path is certified against)."""
+    from packbench.algorithms.strategies.dpp import _Kernel, dpp_picks, quality_weights
+
+    cands = problem.candidates
+    q = quality_weights(np.array([it.score for it in cands]), theta)
+    tokens = np.array([it.tokens for it in cands], dtype=np.int64)
+    picks = dpp_picks(cands, q, tokens, problem.room, _Kernel(cands, "cosine", q)) if cands else []
+    return [cands[k].id for k in picks]
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_tie_problems(), st.sampled_from([0.0, 0.5, 2.0]))
+def test_float32_dpp_picks_what_the_float64_cholesky_loop_picks(problem, theta):
+    # Near-repeats below and above float32's resolution, zero rows and near-equal scores: every step the
+    # float32 bounds cannot separate is decided in float64, so the picks are the float64 loop's.
+    got = DPP(theta=theta, similarity="cosine").select(problem)
+    assert got.info["pick_order"] == _float64_dpp(problem, theta)
+
+
+def test_float32_dpp_certifies_past_its_basis_buffer_and_leaves_out_near_repeats():
+    from packbench.algorithms.strategies.dpp import float32_picks, quality_weights
+
+    # 150 picks (the 64-row basis buffer grows twice), residuals shrinking as the span fills 200 dimensions.
+    rng = np.random.default_rng(11)
+    items = tuple(Item(f"c{k:03d}", f"t{k}", float(rng.uniform(0.5, 2.0)), int(rng.integers(1, 5)),
+                       embedding=rng.uniform(0.0, 1.0, 200)) for k in range(150))
+    problem = Problem(items, 10**6, ())
+    got = DPP(theta=0.5, similarity="cosine").select(problem).info["pick_order"]
+    assert len(got) == 150 and got == _float64_dpp(problem, 0.5)
+    # A pick that float32 cannot tell from the span of the others (a repeat up to 1e-13) is never made,
+    # and the float32 path answers itself (no fallback) with the float64 loop's picks.
+    base = rng.standard_normal((3, 8))
+    near = tuple(Item(f"n{k}", f"t{k}", 1.0 + k, 1, embedding=base[k % 3] + 1e-13 * rng.standard_normal(8))
+                 for k in range(6))
+    q = quality_weights(np.array([it.score for it in near]), 0.5)
+    fast = float32_picks(near, q, np.ones(6, dtype=np.int64), 6)
+    assert fast is not None and [near[k].id for k in fast] == _float64_dpp(Problem(near, 6, ()), 0.5)
+    assert len(fast) == 3

@@ -15,10 +15,20 @@ from ..items import Item
 from ..vectors import embedding_matrix, normalised_rows
 from .mmr_kernel import DONE, mmr32_steps
 
-__all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "TIE_TOL"]
+__all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "float32_inverse_norms", "TIE_TOL",
+           "cosine32_bound"]
 
 # Relative tolerance under which two values count as equal (ties then go to the score rank).
 TIE_TOL = 1e-9
+def cosine32_bound(dim: int) -> float:
+    """A bound on |float32 cosine - exact cosine| of two `dim`-dimensional rows, with a 10% safety factor.
+
+    ``(2 dim + 16) 2**-24``: rounding of the inputs and of the norms, and the dot product's own
+    error, at most ``dim 2**-24`` of the norms' product for any summation order (see `mmr_picks_cosine32`).
+    """
+    return 1.1 * (2 * dim + 16) * 2.0**-24
+
+
 # Norms of float32 rows in this range have neither overflowed nor lost bits to underflow.
 _F32_NORMS = (1e-10, 1e10)
 
@@ -92,6 +102,24 @@ def mmr_picks(cands: Sequence[Item], rel: np.ndarray, tokens: np.ndarray, room: 
     return chosen
 
 
+def float32_inverse_norms(e32: np.ndarray, items: Sequence[Item]) -> np.ndarray | None:
+    """float64 1 / the float32 norms of `e32`'s rows (0 for a zero row), or None when a row's float32
+    norm is outside the range where it neither overflowed nor lost bits to underflow.
+
+    Applied to each column rather than to the (n, dim) rows: a pass over n values per pick costs
+    less than one over the matrix for the few dozen picks of a context.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", e32, e32))
+    if not len(norms) or (_F32_NORMS[0] <= norms.min() and norms.max() <= _F32_NORMS[1]):
+        return 1.0 / norms.astype(np.float64)  # the usual case: no zero, tiny or huge row
+    zero = norms == 0
+    safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
+    if not (safe | zero).all() or any(np.any(items[i].embedding) for i in np.flatnonzero(zero).tolist()):
+        return None  # a row that is not zero in float64 came out zero (underflow), or a norm overflowed
+    return np.divide(1.0, norms, out=np.zeros(len(norms)), where=~zero)
+
+
 def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.ndarray, tokens: np.ndarray,
                        room: int, lam: float) -> list[int] | None:
     """`mmr_picks` for ``similarity="cosine"``, ``cost_exponent=0``: float32 columns, float64 picks.
@@ -114,21 +142,13 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     """
     n, k = len(rel), 1.0 - lam
     items = [*cands, *pinned]
-    with np.errstate(over="ignore", under="ignore"):  # such rows are found below: float64 takes over
+    with np.errstate(over="ignore", under="ignore"):  # such rows are found by `float32_inverse_norms`
         e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
-        norms = np.sqrt(np.einsum("ij,ij->i", e32, e32))
-    # 1 / norm (0 for a zero row), applied to each column rather than to the (n, dim) rows: a pass
-    # over n values per pick costs less than one over the matrix for the few dozen picks of a context.
-    if _F32_NORMS[0] <= norms.min() and norms.max() <= _F32_NORMS[1]:
-        inv = 1.0 / norms.astype(np.float64)  # the usual case: no zero, tiny or huge row
-    else:
-        zero = norms == 0
-        safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
-        if not (safe | zero).all() or any(np.any(items[i].embedding) for i in np.flatnonzero(zero).tolist()):
-            return None
-        inv = np.divide(1.0, norms, out=np.zeros(len(norms)), where=~zero)
+    inv = float32_inverse_norms(e32, items)
+    if inv is None:
+        return None
     head, scaled = e32[:n], -k * inv[:n]
-    margin = 2.2 * k * (2 * e32.shape[1] + 16) * 2.0**-24
+    margin = 2.0 * k * cosine32_bound(e32.shape[1])
     base = lam * rel
     # Float64 unit vectors of the pinned items (anchors of every contended step).
     pinned_units = normalised_rows(embedding_matrix(pinned, "similarity 'cosine'")) if pinned else None

@@ -19,12 +19,12 @@ from ..similarity import (
 from ..vectors import CosineColumns, embedding_matrix
 from .base import Strategy
 from .greedy import bounded_selection
-from .diversity_kernels import tie_break
-from .dpp_kernel import DONE, FULL, dpp_steps
+from .diversity_kernels import cosine32_bound, float32_inverse_norms, tie_break
+from .dpp_kernel import DONE, FULL, LOST, dpp32_steps, dpp_steps
 from .dpp_kernel import warm_up as _warm_up
 from .mmr import relevance
 
-__all__ = ["DPP", "quality_weights", "dpp_picks", "VOLUME_EPS"]
+__all__ = ["DPP", "quality_weights", "dpp_picks", "float32_picks", "VOLUME_EPS"]
 
 # A candidate whose residual d_i^2 is at most this share of the largest quality^2 adds no volume
 # (it lies in the span of the chosen ones, up to rounding): the greedy stops there.
@@ -122,7 +122,9 @@ class DPP(Strategy):
         tokens = np.fromiter(map(attrgetter("tokens"), cands), dtype=np.int64, count=n)
         scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n)
         q = quality_weights(scores, self.params["theta"])
-        chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind, q)) if n else []
+        chosen = float32_picks(cands, q, tokens, room) if kind == "cosine" and n else None
+        if chosen is None:
+            chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind, q)) if n else []
         sel = bounded_selection(problem, chosen, dantzig_bound_arrays(scores, tokens, room))
         info = {"theta": self.params["theta"], "similarity": similarity_name(kind),
                 "pick_order": [cands[k].id for k in chosen]}
@@ -195,3 +197,51 @@ def _compiled_picks(cands, kernel: _Kernel, d2: np.ndarray, gate: np.ndarray, li
             rows, forced = np.concatenate([rows, np.empty_like(rows)]), j
         else:  # tied: every open fitting candidate within the tolerance of the best
             forced = tie_break(cands, (live >= best - _TIE_TOL * best).nonzero()[0])
+
+
+def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int) -> list[int] | None:
+    """`dpp_picks` for cosine with float32 projections, every pick certified (`dpp_kernel.dpp32_steps`).
+
+    The residual ``d_i^2`` is written as ``q_i^2 (1 - |B u_i|^2)``, B an orthonormal basis of the picks'
+    unit vectors (float64, Gram-Schmidt twice), so each step is one float32 matrix-vector product with
+    a new basis row, whose error per coordinate is bounded a priori (`cosine32_bound` plus the basis
+    row's float64 error): the Cholesky recursion of `dpp_picks` would carry float32 errors through
+    divisions by the residuals, with no such bound. A step where a second candidate (or the volume
+    floor) is within those bounds plus the tie tolerance of the best is decided in float64 among
+    those contenders. So the picks are those of `dpp_picks` on float64 columns, up to the last-bit
+    differences between two float64 computations of a residual that the tie tolerance absorbs.
+
+    Returns:
+        The picks, or None when a row's norm is outside float32's safe range, or a pick lies so
+        nearly in the span of the others that the float64 basis loses precision (use `dpp_picks`).
+    """
+    n = len(cands)
+    e64 = embedding_matrix(cands, "strategy 'dpp'")
+    with np.errstate(over="ignore", under="ignore"):  # such rows are found by `float32_inverse_norms`
+        e32 = e64.astype(np.float32)
+    inv = float32_inverse_norms(e32, cands)
+    if inv is None:
+        return None
+    norms = np.sqrt(np.einsum("ij,ij->i", e64, e64))
+    inv64 = np.divide(1.0, norms, out=np.zeros(n), where=norms > 0)
+    diag = (norms > 0).astype(np.float64)
+    q2 = q * q
+    floor = VOLUME_EPS * float(q2.max())
+    gate = np.zeros(n)
+    gate[tokens > room] = -np.inf
+    size = min(n, 64)  # basis rows; doubled when full
+    basis, basis32 = np.empty((size, e64.shape[1])), np.empty((size, e64.shape[1]), dtype=np.float32)
+    res, s1, state = diag.copy(), np.zeros(n), np.zeros(1)
+    chosen, ties, exact = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n)
+    gamma, count, left, forced = cosine32_bound(e64.shape[1]), 0, room, -1
+    while True:
+        count, left, status, j = dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, tokens,
+                                             left, floor, gamma, _TIE_TOL, state, chosen, count, forced, ties, exact)
+        if status == DONE:
+            return chosen[:count].tolist()
+        if status == LOST:
+            return None
+        if status == FULL:
+            basis, basis32, forced = np.concatenate([basis, basis]), np.concatenate([basis32, basis32]), j
+        else:  # tied in float64: the first j entries of `ties`
+            forced = tie_break(cands, np.sort(ties[:j]))
