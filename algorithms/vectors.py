@@ -15,9 +15,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from .items import Item
+from .items import Item, Problem
 
-__all__ = ["embedding_matrix", "normalised_rows", "CosineColumns", "cosine"]
+__all__ = ["embedding_matrix", "problem_embeddings", "normalised_rows", "CosineColumns", "cosine"]
 
 
 def embedding_matrix(items: Sequence[Item], who: str, dtype: type = np.float64) -> np.ndarray:
@@ -47,6 +47,26 @@ def embedding_matrix(items: Sequence[Item], who: str, dtype: type = np.float64) 
         if out is not None and out.shape == (len(rows), len(first)):
             return out
     raise _embedding_error(items, who)
+
+
+def problem_embeddings(problem: Problem, who: str, dtype: type = np.float64, pinned: bool = True) -> np.ndarray:
+    """`embedding_matrix` of the problem's candidates (then its pinned items, with `pinned`), read-only,
+    built once per problem and kept in `Problem.cache` for later calls on the same problem.
+
+    Raises:
+        ValueError: As `embedding_matrix`.
+    """
+    key = ("embeddings", np.dtype(dtype).name, pinned)
+    out = problem.cache.get(key)
+    if out is None:
+        items = [*problem.candidates, *problem.pinned] if pinned and problem.pinned else problem.candidates
+        wide = problem.cache.get(("embeddings", "float64", pinned))
+        with np.errstate(over="ignore", under="ignore"):  # float32 callers check their rows' range
+            # From the float64 stack when it is there: one contiguous pass, not one per item.
+            out = wide.astype(dtype) if wide is not None else embedding_matrix(items, who, dtype)
+        out.setflags(write=False)
+        problem.cache[key] = out
+    return out
 
 
 def _embedding_error(items: Sequence[Item], who: str) -> ValueError:

@@ -121,7 +121,7 @@ def float32_inverse_norms(e32: np.ndarray, items: Sequence[Item]) -> np.ndarray 
 
 
 def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.ndarray, tokens: np.ndarray,
-                       room: int, lam: float) -> list[int] | None:
+                       room: int, lam: float, e32: np.ndarray | None = None) -> list[int] | None:
     """`mmr_picks` for ``similarity="cosine"``, ``cost_exponent=0``: float32 columns, float64 picks.
 
     Each column is a float32 matrix-vector product, as pyversity computes it, scaled by the rows'
@@ -137,13 +137,17 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     maximum), so a negative cosine never lowers a value, and one above 1 by rounding is within the
     bound of the clipped one.
 
+    Args:
+        e32: The float32 rows of the candidates then the pinned items, when the caller has them.
+
     Returns:
         The picks, or None when a row's norm is outside float32's safe range (use `mmr_picks`).
     """
     n, k = len(rel), 1.0 - lam
     items = [*cands, *pinned]
-    with np.errstate(over="ignore", under="ignore"):  # such rows are found by `float32_inverse_norms`
-        e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
+    if e32 is None:
+        with np.errstate(over="ignore", under="ignore"):  # such rows are found by `float32_inverse_norms`
+            e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
     inv = float32_inverse_norms(e32, items)
     if inv is None:
         return None

@@ -16,7 +16,7 @@ from ..similarity import (
     similarity_columns,
     similarity_name,
 )
-from ..vectors import CosineColumns, embedding_matrix
+from ..vectors import CosineColumns, embedding_matrix, problem_embeddings
 from .base import Strategy
 from .greedy import bounded_selection
 from .diversity_kernels import cosine32_bound, float32_inverse_norms, tie_break
@@ -122,7 +122,10 @@ class DPP(Strategy):
         tokens = np.fromiter(map(attrgetter("tokens"), cands), dtype=np.int64, count=n)
         scores = np.fromiter(map(attrgetter("score"), cands), dtype=np.float64, count=n)
         q = quality_weights(scores, self.params["theta"])
-        chosen = float32_picks(cands, q, tokens, room) if kind == "cosine" and n else None
+        chosen = None
+        if kind == "cosine" and n:
+            e64 = problem_embeddings(problem, "strategy 'dpp'", pinned=False)
+            chosen = float32_picks(cands, q, tokens, room, e64, problem_embeddings(problem, "", np.float32, False))
         if chosen is None:
             chosen = dpp_picks(cands, q, tokens, room, _Kernel(cands, kind, q)) if n else []
         sel = bounded_selection(problem, chosen, dantzig_bound_arrays(scores, tokens, room))
@@ -199,7 +202,8 @@ def _compiled_picks(cands, kernel: _Kernel, d2: np.ndarray, gate: np.ndarray, li
             forced = tie_break(cands, (live >= best - _TIE_TOL * best).nonzero()[0])
 
 
-def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int) -> list[int] | None:
+def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, e64: np.ndarray | None = None,
+                  e32: np.ndarray | None = None) -> list[int] | None:
     """`dpp_picks` for cosine with float32 projections, every pick certified (`dpp_kernel.dpp32_steps`).
 
     The residual ``d_i^2`` is written as ``q_i^2 (1 - |B u_i|^2)``, B an orthonormal basis of the picks'
@@ -211,14 +215,18 @@ def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int) -> list[i
     those contenders. So the picks are those of `dpp_picks` on float64 columns, up to the last-bit
     differences between two float64 computations of a residual that the tie tolerance absorbs.
 
+    Args:
+        e64, e32: The candidates' float64 rows and their float32 copy, when the caller has them.
+
     Returns:
         The picks, or None when a row's norm is outside float32's safe range, or a pick lies so
         nearly in the span of the others that the float64 basis loses precision (use `dpp_picks`).
     """
     n = len(cands)
-    e64 = embedding_matrix(cands, "strategy 'dpp'")
-    with np.errstate(over="ignore", under="ignore"):  # such rows are found by `float32_inverse_norms`
-        e32 = e64.astype(np.float32)
+    e64 = embedding_matrix(cands, "strategy 'dpp'") if e64 is None else e64
+    if e32 is None:
+        with np.errstate(over="ignore", under="ignore"):  # such rows are found by `float32_inverse_norms`
+            e32 = e64.astype(np.float32)
     inv = float32_inverse_norms(e32, cands)
     if inv is None:
         return None

@@ -97,8 +97,9 @@ def warm_up() -> None:
     one, ints = np.ones(2), np.ones(2, dtype=np.int64)
     dpp_steps(np.eye(2), one, one, np.ones(2), np.zeros(2), np.empty(2), np.empty((2, 2)), ints, 2,
               0.0, 0.0, np.empty(2, dtype=np.int64), 0, -1)
-    e64 = np.eye(2)
-    dpp32_steps(e64.astype(np.float32), one, e64, one, one, one, np.ones(2), np.zeros(2), np.zeros(2),
+    e64, e32 = np.eye(2), np.eye(2, dtype=np.float32)
+    e64.setflags(write=False), e32.setflags(write=False)  # as `vectors.problem_embeddings` hands them over
+    dpp32_steps(e32, one, e64, one, one, one, np.ones(2), np.zeros(2), np.zeros(2),
                 np.empty((2, 2)), np.empty((2, 2), dtype=np.float32), ints, 2, 0.0, 0.0, 0.0, np.zeros(1),
                 np.empty(2, dtype=np.int64), 0, -1, np.empty(2, dtype=np.int64), np.empty(2))
 
