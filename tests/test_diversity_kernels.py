@@ -133,3 +133,25 @@ def test_float32_dpp_certifies_past_its_basis_buffer_and_leaves_out_near_repeats
     fast = float32_picks(near, q, np.ones(6, dtype=np.int64), 6)
     assert fast is not None and [near[k].id for k in fast] == _float64_dpp(Problem(near, 6, ()), 0.5)
     assert len(fast) == 3
+
+
+def test_problem_embeddings_are_built_once_per_problem_read_only_and_pinned_only_when_asked():
+    from packbench.algorithms.vectors import problem_embeddings
+
+    rng = np.random.default_rng(5)
+    cands = tuple(Item(f"c{k}", f"t{k}", float(k + 1), 2, embedding=rng.standard_normal(6)) for k in range(8))
+    problem = Problem(cands, 9, (Item("p", "question", 0.0, 1, pinned=True),))  # the pinned item has no vector
+    rows = problem_embeddings(problem, "strategy 'dpp'", pinned=False)
+    assert problem_embeddings(problem, "strategy 'dpp'", pinned=False) is rows and not rows.flags.writeable
+    assert np.array_equal(rows, np.array([it.embedding for it in cands]))
+    narrow = problem_embeddings(problem, "strategy 'dpp'", np.float32, pinned=False)
+    assert narrow.dtype == np.float32 and np.array_equal(narrow, rows.astype(np.float32))
+    with pytest.raises(ValueError, match="item 'p' has none"):
+        problem_embeddings(problem, "similarity 'cosine'", np.float32)
+    # dpp leaves pinned items out of its kernel, so their missing vectors do not matter; a second
+    # call on the same problem (reading the kept rows) picks what a fresh problem picks.
+    dpp = DPP(theta=0.5, similarity="cosine")
+    first, again = dpp.select(problem), dpp.select(problem)
+    fresh = dpp.select(Problem(cands, 9, problem.pinned))
+    assert first.info["pick_order"] == again.info["pick_order"] == fresh.info["pick_order"]
+    assert len(first.indices) == 4
