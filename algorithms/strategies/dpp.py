@@ -230,9 +230,8 @@ def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, e64: np.n
     inv = float32_inverse_norms(e32, cands)
     if inv is None:
         return None
-    norms = np.sqrt(np.einsum("ij,ij->i", e64, e64))
-    inv64 = np.divide(1.0, norms, out=np.zeros(n), where=norms > 0)
-    diag = (norms > 0).astype(np.float64)
+    inv64 = np.full(n, -1.0)  # float64 1 / norms, computed in the loop for the rows it reads in float64
+    diag = (inv > 0).astype(np.float64)  # a zero float32 row is a zero row (`float32_inverse_norms`)
     q2 = q * q
     floor = VOLUME_EPS * float(q2.max())
     gate = np.zeros(n)

@@ -111,9 +111,19 @@ _U53 = 2.0**-53
 
 
 @njit(cache=True, nogil=True)
+def _unit64(e64, inv64, i):
+    """Row i's float64 unit vector (zero for a zero row); its 1 / norm is computed on first use
+    (`inv64` holds -1 until then): only picks and contenders need one."""
+    if inv64[i] < 0.0:
+        s = np.dot(e64[i], e64[i])
+        inv64[i] = 1.0 / np.sqrt(s) if s > 0.0 else 0.0
+    return e64[i] * inv64[i]
+
+
+@njit(cache=True, nogil=True)
 def _gain64(e64, inv64, diag, q2, basis, t, i):
     """Float64 residual of candidate i against the first t basis rows: ``q_i^2 (diag_i - |B u_i|^2)``."""
-    u = e64[i] * inv64[i]
+    u = _unit64(e64, inv64, i)
     p = np.dot(basis[:t], u) if t else np.zeros(0)
     r = diag[i] - np.dot(p, p) if t else diag[i]
     return q2[i] * r if r > 0.0 else 0.0
@@ -134,7 +144,8 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
 
     Args:
         e32, inv: float32 rows and float64 1 / their float32 norms (0 for a zero row).
-        e64, inv64: The float64 rows and 1 / their norms; diag: 1, or 0 for a zero row; q2: qualities^2.
+        e64, inv64: The float64 rows and 1 / their norms (-1 where not computed yet, filled in on first
+            use); diag: 1, or 0 for a zero row; q2: qualities^2.
         res, s1: ``r_i`` and ``sum_t |p_it|`` (float64, in place); gate: 0 open, -inf chosen or too large.
         basis, basis32: The basis rows (float64, and their float32 copies), one per pick so far.
         tokens, left: int64 tokens per candidate, tokens left; floor, tol: as `dpp_steps`.
@@ -164,7 +175,7 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
                     break
             if last:
                 return count, left, DONE, -1
-            v = e64[j] * inv64[j]
+            v = _unit64(e64, inv64, j)
             for _ in range(2):  # classical Gram-Schmidt twice: orthogonal to working precision
                 if t:
                     v -= np.dot(np.dot(basis[:t], v), basis[:t])
