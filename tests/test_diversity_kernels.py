@@ -56,6 +56,10 @@ def test_scales_float32_cannot_hold_fall_back_to_float64_and_pick_the_same(scale
         a = strategy.select(Problem(cands, 9, ()))
         b = strategy.select(Problem(unscaled, 9, ()))
         assert a.info["pick_order"] == b.info["pick_order"] and len(a.indices) == 4
+    # dpp's float32 path declines such rows itself (whatever the pool size routes to).
+    from packbench.algorithms.strategies.dpp import float32_picks
+
+    assert float32_picks(cands, np.ones(8), np.full(8, 2, dtype=np.int64), 9) is None
 
 
 def test_cosine_columns_match_normalised_rows_and_zero_rows_give_zero():
@@ -109,9 +113,16 @@ def _float64_dpp(problem: Problem, theta: float) -> list[str]:
 @given(near_tie_problems(), st.sampled_from([0.0, 0.5, 2.0]))
 def test_float32_dpp_picks_what_the_float64_cholesky_loop_picks(problem, theta):
     # Near-repeats below and above float32's resolution, zero rows and near-equal scores: every step the
-    # float32 bounds cannot separate is decided in float64, so the picks are the float64 loop's.
-    got = DPP(theta=theta, similarity="cosine").select(problem)
-    assert got.info["pick_order"] == _float64_dpp(problem, theta)
+    # float32 bounds cannot separate is decided in float64, so the picks are the float64 loop's. (`dpp`
+    # routes pools this small to the float64 loop: the float32 path is called directly.)
+    from packbench.algorithms.strategies.dpp import float32_picks, quality_weights
+
+    cands, want = problem.candidates, _float64_dpp(problem, theta)
+    if cands:
+        q = quality_weights(np.array([it.score for it in cands]), theta)
+        fast = float32_picks(cands, q, np.array([it.tokens for it in cands], dtype=np.int64), problem.room)
+        assert fast is not None and [cands[k].id for k in fast] == want
+    assert DPP(theta=theta, similarity="cosine").select(problem).info["pick_order"] == want
 
 
 def test_float32_dpp_certifies_past_its_basis_buffer_and_leaves_out_near_repeats():
@@ -122,7 +133,8 @@ def test_float32_dpp_certifies_past_its_basis_buffer_and_leaves_out_near_repeats
     items = tuple(Item(f"c{k:03d}", f"t{k}", float(rng.uniform(0.5, 2.0)), int(rng.integers(1, 5)),
                        embedding=rng.uniform(0.0, 1.0, 200)) for k in range(150))
     problem = Problem(items, 10**6, ())
-    got = DPP(theta=0.5, similarity="cosine").select(problem).info["pick_order"]
+    q150 = quality_weights(np.array([it.score for it in items]), 0.5)
+    got = [items[k].id for k in float32_picks(items, q150, np.array([it.tokens for it in items]), 10**6)]
     assert len(got) == 150 and got == _float64_dpp(problem, 0.5)
     # A pick that float32 cannot tell from the span of the others (a repeat up to 1e-13) is never made,
     # and the float32 path answers itself (no fallback) with the float64 loop's picks.
