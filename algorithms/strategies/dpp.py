@@ -243,7 +243,7 @@ def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, e64: np.n
     gate[tokens > room] = -np.inf
     size = min(n, 64)  # basis rows; doubled when full
     basis, basis32 = np.empty((size, e64.shape[1])), np.empty((size, e64.shape[1]), dtype=np.float32)
-    res, s1, state = diag.copy(), np.zeros(n), np.zeros(1)
+    res, s1, state = diag.copy(), np.zeros(n), np.zeros(2 + size)  # see `dpp32_steps`
     chosen, ties, exact = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n)
     gamma, count, left, forced = cosine32_bound(e64.shape[1]), 0, room, -1
     while True:
@@ -255,5 +255,6 @@ def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, e64: np.n
             return None
         if status == FULL:
             basis, basis32, forced = np.concatenate([basis, basis]), np.concatenate([basis32, basis32]), j
+            state = np.concatenate([state, np.zeros(len(basis) // 2)])
         else:  # tied in float64: the first j entries of `ties`
             forced = tie_break(cands, np.sort(ties[:j]))

@@ -100,7 +100,7 @@ def warm_up() -> None:
     e64, e32 = np.eye(2), np.eye(2, dtype=np.float32)
     e64.setflags(write=False), e32.setflags(write=False)  # as `vectors.problem_embeddings` hands them over
     dpp32_steps(e32, one, e64, one, one, one, np.ones(2), np.zeros(2), np.zeros(2),
-                np.empty((2, 2)), np.empty((2, 2), dtype=np.float32), ints, 2, 0.0, 0.0, 0.0, np.zeros(1),
+                np.empty((2, 2)), np.empty((2, 2), dtype=np.float32), ints, 2, 0.0, 0.0, 0.0, np.zeros(4),
                 np.empty(2, dtype=np.int64), 0, -1, np.empty(2, dtype=np.int64), np.empty(2))
 
 
@@ -136,10 +136,13 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
 
     The residual of candidate i is ``q_i^2 r_i`` with ``r_i = diag_i - sum_t p_it^2``, ``p_it`` its unit
     vector's coordinate on the t-th orthonormal basis row of the picks' span (float64 Gram-Schmidt,
-    twice). Each ``p_it`` is a float32 product with an error of at most ``g_t = gamma32 + (dim + 2 t + 8)
-    2**-53 / |v_t|`` (the float32 cosine bound, plus the basis row's float64 error), so ``q_i^2 r_i`` is
-    within ``q_i^2 (G (2 s1_i + t G) + (t + 4) 2**-52)`` of its exact value, G the largest g_t and s1_i the
-    sum of the ``|p_it|``. A step whose best is not ahead of every other fitting candidate (and of the
+    twice). Each ``p_it`` is a float32 product with an error of at most ``g_t = gamma32 + e_t``: the
+    float32 cosine bound, plus the basis row's distance from the exact span, ``e_t = ((dim + 2 t + 8)
+    2**-53 + sum_s |c_s| e_s) / |v_t|`` (its own rounding and what it inherits from the earlier rows
+    through the coefficients c_s, over the norm before scaling). So ``q_i^2 r_i`` is within ``q_i^2 (G
+    (2 s1_i + t G) + slack)`` of its exact value, G the largest g_t, s1_i the sum of the ``|p_it|`` and
+    slack the float64 sum's rounding plus ``t (4 E + (dim + 2 t + 8) 2**-53)`` for the rows' departure
+    from an orthonormal basis of the span (E the largest e_t). A step whose best is not ahead of every other fitting candidate (and of the
     floor) by these bounds plus the tie tolerance recomputes its contenders in float64 (`_gain64`).
 
     Args:
@@ -149,7 +152,9 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
         res, s1: ``r_i`` and ``sum_t |p_it|`` (float64, in place); gate: 0 open, -inf chosen or too large.
         basis, basis32: The basis rows (float64, and their float32 copies), one per pick so far.
         tokens, left: int64 tokens per candidate, tokens left; floor, tol: as `dpp_steps`.
-        gamma32: The float32 cosine bound; state: ``[G]`` (float64, in place).
+        gamma32: The float32 cosine bound; state: float64 ``[G, E, e_0, e_1, ...]`` (in place), G the
+            largest coordinate bound, e_t the t-th basis row's distance from the exact span and E the
+            largest e_t (length at least 2 + the basis rows).
         chosen, count, forced: As `dpp_steps`; ties: int64 buffer for a tie's candidates; exact: float64
             buffer for the contenders' float64 residuals.
 
@@ -176,17 +181,26 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
             if last:
                 return count, left, DONE, -1
             v = _unit64(e64, inv64, j)
-            for _ in range(2):  # classical Gram-Schmidt twice: orthogonal to working precision
-                if t:
-                    v -= np.dot(np.dot(basis[:t], v), basis[:t])
+            inherited = 0.0
+            if t:  # classical Gram-Schmidt twice: orthogonal to working precision
+                coef = np.dot(basis[:t], v)
+                for s in range(t):  # the earlier rows' distance from the exact span, carried by this row
+                    inherited += abs(coef[s]) * state[2 + s]
+                v -= np.dot(coef, basis[:t])
+                v -= np.dot(np.dot(basis[:t], v), basis[:t])
             norm = np.sqrt(np.dot(v, v))
-            if not norm > 1e-6:
+            # This row's distance from the exact span of the picks' unit vectors: its own rounding plus
+            # what it inherits, over its norm (small only when the pick is close to the span).
+            far = ((dim + 2 * t + 8) * _U53 + inherited) / norm if norm > 0.0 else np.inf
+            if not (norm > 1e-6 and far < 1e-4):
                 return count, left, LOST, -1
             basis[t] = v / norm
             basis32[t] = basis[t].astype(np.float32)
-            g = gamma32 + (dim + 2 * t + 8) * _U53 / norm
-            if g > state[0]:
-                state[0] = g
+            state[2 + t] = far
+            if far > state[1]:
+                state[1] = far
+            if gamma32 + far > state[0]:
+                state[0] = gamma32 + far
             col = np.dot(e32, basis32[t])
             for i in range(n):
                 p = np.float64(col[i]) * inv[i]
@@ -194,7 +208,9 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
                 s1[i] += abs(p)
         t = count
         big = state[0]
-        slack = (t + 4) * 2.0 * _U53
+        # Rounding of the float64 sum, and the basis rows' departure from an orthonormal basis of the
+        # exact span (their distances from it, and Gram-Schmidt's own orthogonality).
+        slack = (t + 4) * 2.0 * _U53 + t * (4.0 * state[1] + (dim + 2 * t + 8) * _U53)
         # The best open fitting candidate (first of equal values), the rest set aside.
         j, best, err = -1, -np.inf, 0.0
         for i in range(n):
