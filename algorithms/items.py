@@ -116,6 +116,9 @@ class Problem:
     candidates: tuple[Item, ...]
     room: int
     pinned: tuple[Item, ...] = ()
+    #: Arrays derived from the items (e.g. `vectors.problem_embeddings`), built by the first strategy
+    #: call that needs them and reused by later calls on this problem; not part of equality.
+    cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def of_columns(cls, candidates: tuple[Item, ...], room: int, pinned: tuple[Item, ...], scores: Any,

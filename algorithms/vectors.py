@@ -11,12 +11,13 @@ whole matrix (what a greedy that reads a few dozen columns needs), and
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 import numpy as np
 
-from .items import Item
+from .items import Item, Problem
 
-__all__ = ["embedding_matrix", "normalised_rows", "CosineColumns", "cosine"]
+__all__ = ["embedding_matrix", "problem_embeddings", "normalised_rows", "CosineColumns", "cosine"]
 
 
 def embedding_matrix(items: Sequence[Item], who: str, dtype: type = np.float64) -> np.ndarray:
@@ -30,19 +31,59 @@ def embedding_matrix(items: Sequence[Item], who: str, dtype: type = np.float64) 
     Raises:
         ValueError: An item without an embedding, or embeddings of different dimensions.
     """
-    missing = next((it for it in items if it.embedding is None), None)
-    if missing is not None:
-        raise ValueError(f"{who} needs Item.embedding; item {missing.id!r} has none (compute embeddings with "
-                         f"packbench.algorithms.embed, e.g. embed_items(items))")
     if not items:
         return np.zeros((0, 0), dtype=dtype)
+    rows = list(map(attrgetter("embedding"), items))
+    # One C-level stack, checked by its shape: a Python pass over the items for the checks cost as
+    # much as the copy. Embeddings are 1-D non-empty arrays (`Item` checks), so the stack is
+    # (n, dim) exactly when every item has one of the first one's dimension; anything else (a
+    # missing embedding, another dimension) fails here and is named by `_embedding_error`.
+    first = rows[0]
+    if first is not None:
+        try:
+            if np.dtype(dtype) == np.float64 and len(set(map(len, rows))) == 1:
+                # The rows are float64 already (`Item` stores them so): one C-level concatenation of
+                # their bytes (into a writable buffer), half the cost of `np.array`'s per-row
+                # conversion with warm caches.
+                return np.frombuffer(bytearray().join(rows), dtype=np.float64).reshape(len(rows), len(first))
+            out = np.array(rows, dtype=dtype)
+        except (TypeError, ValueError, BufferError):
+            out = None
+        if out is not None and out.shape == (len(rows), len(first)):
+            return out
+    raise _embedding_error(items, who)
+
+
+def problem_embeddings(problem: Problem, who: str, dtype: type = np.float64, pinned: bool = True) -> np.ndarray:
+    """`embedding_matrix` of the problem's candidates (then its pinned items, with `pinned`), read-only,
+    built once per problem and kept in `Problem.cache` for later calls on the same problem.
+
+    Raises:
+        ValueError: As `embedding_matrix`.
+    """
+    key = ("embeddings", np.dtype(dtype).name, pinned)
+    out = problem.cache.get(key)
+    if out is None:
+        items = [*problem.candidates, *problem.pinned] if pinned and problem.pinned else problem.candidates
+        wide = problem.cache.get(("embeddings", "float64", pinned))
+        with np.errstate(over="ignore", under="ignore"):  # float32 callers check their rows' range
+            # From the float64 stack when it is there: one contiguous pass, not one per item.
+            out = wide.astype(dtype) if wide is not None else embedding_matrix(items, who, dtype)
+        out.setflags(write=False)
+        problem.cache[key] = out
+    return out
+
+
+def _embedding_error(items: Sequence[Item], who: str) -> ValueError:
+    """The error for items whose embeddings do not stack: the first missing one, else the first of another dimension."""
+    missing = next((it for it in items if it.embedding is None), None)
+    if missing is not None:
+        return ValueError(f"{who} needs Item.embedding; item {missing.id!r} has none (compute embeddings with "
+                          f"packbench.algorithms.embed, e.g. embed_items(items))")
     dim = len(items[0].embedding)
-    other = next((it for it in items if len(it.embedding) != dim), None)
-    if other is not None:
-        raise ValueError(f"{who}: item {other.id!r} has a {len(other.embedding)}-dimensional embedding, item "
-                         f"{items[0].id!r} a {dim}-dimensional one (all must have one dimension)")
-    # One concatenation into the target type: `np.stack` reshapes each row first, about twice the cost.
-    return np.concatenate([it.embedding for it in items], dtype=dtype).reshape(len(items), dim)
+    other = next(it for it in items if len(it.embedding) != dim)
+    return ValueError(f"{who}: item {other.id!r} has a {len(other.embedding)}-dimensional embedding, item "
+                      f"{items[0].id!r} a {dim}-dimensional one (all must have one dimension)")
 
 
 # Rows whose norm lies in this range were computed without overflow or underflow of the squares.

@@ -56,6 +56,10 @@ def test_scales_float32_cannot_hold_fall_back_to_float64_and_pick_the_same(scale
         a = strategy.select(Problem(cands, 9, ()))
         b = strategy.select(Problem(unscaled, 9, ()))
         assert a.info["pick_order"] == b.info["pick_order"] and len(a.indices) == 4
+    # dpp's float32 path declines such rows itself (whatever the pool size routes to).
+    from packbench.algorithms.strategies.dpp import float32_picks
+
+    assert float32_picks(cands, np.ones(8), np.full(8, 2, dtype=np.int64), 9) is None
 
 
 def test_cosine_columns_match_normalised_rows_and_zero_rows_give_zero():
@@ -92,3 +96,74 @@ def test_compiled_cosine_dpp_picks_those_of_the_numpy_loop_past_its_row_buffer()
     fast = pack(items, 10**6, None, strategy="dpp", similarity="cosine", theta=0.5).info["pick_order"]
     slow = pack(items, 10**6, None, strategy="dpp", similarity=cos, theta=0.5).info["pick_order"]
     assert len(fast) > 128 and fast == slow
+
+
+def _float64_dpp(problem: Problem, theta: float) -> list[str]:
+    """The float64 Cholesky loop of `dpp_picks` (the definition the float32 path is certified against)."""
+    from packbench.algorithms.strategies.dpp import _Kernel, dpp_picks, quality_weights
+
+    cands = problem.candidates
+    q = quality_weights(np.array([it.score for it in cands]), theta)
+    tokens = np.array([it.tokens for it in cands], dtype=np.int64)
+    picks = dpp_picks(cands, q, tokens, problem.room, _Kernel(cands, "cosine", q)) if cands else []
+    return [cands[k].id for k in picks]
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_tie_problems(), st.sampled_from([0.0, 0.5, 2.0]))
+def test_float32_dpp_picks_what_the_float64_cholesky_loop_picks(problem, theta):
+    # Near-repeats below and above float32's resolution, zero rows and near-equal scores: every step the
+    # float32 bounds cannot separate is decided in float64, so the picks are the float64 loop's. (`dpp`
+    # routes pools this small to the float64 loop: the float32 path is called directly.)
+    from packbench.algorithms.strategies.dpp import float32_picks, quality_weights
+
+    cands, want = problem.candidates, _float64_dpp(problem, theta)
+    if cands:
+        q = quality_weights(np.array([it.score for it in cands]), theta)
+        fast = float32_picks(cands, q, np.array([it.tokens for it in cands], dtype=np.int64), problem.room)
+        assert fast is not None and [cands[k].id for k in fast] == want
+    assert DPP(theta=theta, similarity="cosine").select(problem).info["pick_order"] == want
+
+
+def test_float32_dpp_certifies_past_its_basis_buffer_and_leaves_out_near_repeats():
+    from packbench.algorithms.strategies.dpp import float32_picks, quality_weights
+
+    # 150 picks (the 64-row basis buffer grows twice), residuals shrinking as the span fills 200 dimensions.
+    rng = np.random.default_rng(11)
+    items = tuple(Item(f"c{k:03d}", f"t{k}", float(rng.uniform(0.5, 2.0)), int(rng.integers(1, 5)),
+                       embedding=rng.uniform(0.0, 1.0, 200)) for k in range(150))
+    problem = Problem(items, 10**6, ())
+    q150 = quality_weights(np.array([it.score for it in items]), 0.5)
+    got = [items[k].id for k in float32_picks(items, q150, np.array([it.tokens for it in items]), 10**6)]
+    assert len(got) == 150 and got == _float64_dpp(problem, 0.5)
+    # A pick that float32 cannot tell from the span of the others (a repeat up to 1e-13) is never made,
+    # and the float32 path answers itself (no fallback) with the float64 loop's picks.
+    base = rng.standard_normal((3, 8))
+    near = tuple(Item(f"n{k}", f"t{k}", 1.0 + k, 1, embedding=base[k % 3] + 1e-13 * rng.standard_normal(8))
+                 for k in range(6))
+    q = quality_weights(np.array([it.score for it in near]), 0.5)
+    fast = float32_picks(near, q, np.ones(6, dtype=np.int64), 6)
+    assert fast is not None and [near[k].id for k in fast] == _float64_dpp(Problem(near, 6, ()), 0.5)
+    assert len(fast) == 3
+
+
+def test_problem_embeddings_are_built_once_per_problem_read_only_and_pinned_only_when_asked():
+    from packbench.algorithms.vectors import problem_embeddings
+
+    rng = np.random.default_rng(5)
+    cands = tuple(Item(f"c{k}", f"t{k}", float(k + 1), 2, embedding=rng.standard_normal(6)) for k in range(8))
+    problem = Problem(cands, 9, (Item("p", "question", 0.0, 1, pinned=True),))  # the pinned item has no vector
+    rows = problem_embeddings(problem, "strategy 'dpp'", pinned=False)
+    assert problem_embeddings(problem, "strategy 'dpp'", pinned=False) is rows and not rows.flags.writeable
+    assert np.array_equal(rows, np.array([it.embedding for it in cands]))
+    narrow = problem_embeddings(problem, "strategy 'dpp'", np.float32, pinned=False)
+    assert narrow.dtype == np.float32 and np.array_equal(narrow, rows.astype(np.float32))
+    with pytest.raises(ValueError, match="item 'p' has none"):
+        problem_embeddings(problem, "similarity 'cosine'", np.float32)
+    # dpp leaves pinned items out of its kernel, so their missing vectors do not matter; a second
+    # call on the same problem (reading the kept rows) picks what a fresh problem picks.
+    dpp = DPP(theta=0.5, similarity="cosine")
+    first, again = dpp.select(problem), dpp.select(problem)
+    fresh = dpp.select(Problem(cands, 9, problem.pinned))
+    assert first.info["pick_order"] == again.info["pick_order"] == fresh.info["pick_order"]
+    assert len(first.indices) == 4

@@ -12,13 +12,23 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..items import Item
-from ..vectors import embedding_matrix
+from ..vectors import embedding_matrix, normalised_rows
 from .mmr_kernel import DONE, mmr32_steps
 
-__all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "TIE_TOL"]
+__all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "float32_inverse_norms", "TIE_TOL",
+           "cosine32_bound"]
 
 # Relative tolerance under which two values count as equal (ties then go to the score rank).
 TIE_TOL = 1e-9
+def cosine32_bound(dim: int) -> float:
+    """A bound on |float32 cosine - exact cosine| of two `dim`-dimensional rows, with a 10% safety factor.
+
+    ``(2 dim + 16) 2**-24``: rounding of the inputs and of the norms, and the dot product's own
+    error, at most ``dim 2**-24`` of the norms' product for any summation order (see `mmr_picks_cosine32`).
+    """
+    return 1.1 * (2 * dim + 16) * 2.0**-24
+
+
 # Norms of float32 rows in this range have neither overflowed nor lost bits to underflow.
 _F32_NORMS = (1e-10, 1e10)
 
@@ -92,14 +102,26 @@ def mmr_picks(cands: Sequence[Item], rel: np.ndarray, tokens: np.ndarray, room: 
     return chosen
 
 
-def _unit(vec: np.ndarray) -> np.ndarray:
-    """The float64 unit vector of `vec` (a zero vector stays zero)."""
-    norm = float(np.sqrt(np.dot(vec, vec)))
-    return vec / norm if norm > 0 else vec
+def float32_inverse_norms(e32: np.ndarray, items: Sequence[Item]) -> np.ndarray | None:
+    """float64 1 / the float32 norms of `e32`'s rows (0 for a zero row), or None when a row's float32
+    norm is outside the range where it neither overflowed nor lost bits to underflow.
+
+    Applied to each column rather than to the (n, dim) rows: a pass over n values per pick costs
+    less than one over the matrix for the few dozen picks of a context.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", e32, e32))
+    if not len(norms) or (_F32_NORMS[0] <= norms.min() and norms.max() <= _F32_NORMS[1]):
+        return 1.0 / norms.astype(np.float64)  # the usual case: no zero, tiny or huge row
+    zero = norms == 0
+    safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
+    if not (safe | zero).all() or any(np.any(items[i].embedding) for i in np.flatnonzero(zero).tolist()):
+        return None  # a row that is not zero in float64 came out zero (underflow), or a norm overflowed
+    return np.divide(1.0, norms, out=np.zeros(len(norms)), where=~zero)
 
 
 def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.ndarray, tokens: np.ndarray,
-                       room: int, lam: float) -> list[int] | None:
+                       room: int, lam: float, e32: np.ndarray | None = None) -> list[int] | None:
     """`mmr_picks` for ``similarity="cosine"``, ``cost_exponent=0``: float32 columns, float64 picks.
 
     Each column is a float32 matrix-vector product, as pyversity computes it, scaled by the rows'
@@ -115,35 +137,25 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
     maximum), so a negative cosine never lowers a value, and one above 1 by rounding is within the
     bound of the clipped one.
 
+    Args:
+        e32: The float32 rows of the candidates then the pinned items, when the caller has them.
+
     Returns:
         The picks, or None when a row's norm is outside float32's safe range (use `mmr_picks`).
     """
     n, k = len(rel), 1.0 - lam
     items = [*cands, *pinned]
-    with np.errstate(over="ignore", under="ignore"):  # such rows are found below: float64 takes over
-        e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
-        norms = np.sqrt(np.einsum("ij,ij->i", e32, e32))
-    # 1 / norm (0 for a zero row), applied to each column rather than to the (n, dim) rows: a pass
-    # over n values per pick costs less than one over the matrix for the few dozen picks of a context.
-    if _F32_NORMS[0] <= norms.min() and norms.max() <= _F32_NORMS[1]:
-        inv = 1.0 / norms.astype(np.float64)  # the usual case: no zero, tiny or huge row
-    else:
-        zero = norms == 0
-        safe = (norms >= _F32_NORMS[0]) & (norms <= _F32_NORMS[1])
-        if not (safe | zero).all() or any(np.any(items[i].embedding) for i in np.flatnonzero(zero).tolist()):
-            return None
-        inv = np.divide(1.0, norms, out=np.zeros(len(norms)), where=~zero)
+    if e32 is None:
+        with np.errstate(over="ignore", under="ignore"):  # such rows are found by `float32_inverse_norms`
+            e32 = embedding_matrix(items, "similarity 'cosine'", dtype=np.float32)
+    inv = float32_inverse_norms(e32, items)
+    if inv is None:
+        return None
     head, scaled = e32[:n], -k * inv[:n]
-    margin = 2.2 * k * (2 * e32.shape[1] + 16) * 2.0**-24
+    margin = 2.0 * k * cosine32_bound(e32.shape[1])
     base = lam * rel
-    units: dict[int, np.ndarray] = {}  # float64 unit vectors of the candidates met as contenders or picks
-
-    def unit(i: int) -> np.ndarray:
-        if i not in units:
-            units[i] = _unit(cands[i].embedding)
-        return units[i]
-
-    pinned_units = [_unit(it.embedding) for it in pinned]
+    # Float64 unit vectors of the pinned items (anchors of every contended step).
+    pinned_units = normalised_rows(embedding_matrix(pinned, "similarity 'cosine'")) if pinned else None
     red = (np.clip((head @ e32[n:].T) * inv[:n, None] * inv[None, n:], 0.0, 1.0).max(axis=1) if pinned
            else np.zeros(n))
     value = np.multiply(red, -k)
@@ -157,10 +169,12 @@ def mmr_picks_cosine32(cands: Sequence[Item], pinned: Sequence[Item], rel: np.nd
             break
         # A contended step (rare: a few per context): the float64 rule picks among the contenders.
         near = (value >= best - margin - TIE_TOL * (abs(best) + 2.0)).nonzero()[0]
-        # The float64 unit vectors of the pinned items and the picks, built only here.
-        anchors = [*pinned_units, *map(unit, chosen[:count].tolist())]
-        exact = (np.clip(np.array([unit(i) for i in near.tolist()]) @ np.array(anchors).T, 0.0, 1.0).max(axis=1)
-                 if anchors else np.zeros(len(near)))
+        # The float64 unit vectors of the contenders and of the picks, built only here (one stack).
+        units = normalised_rows(embedding_matrix([cands[i] for i in (*near.tolist(), *chosen[:count].tolist())],
+                                                 "similarity 'cosine'"))
+        anchors = units[len(near):] if pinned_units is None else np.concatenate([pinned_units, units[len(near):]])
+        exact = (np.clip(units[:len(near)] @ anchors.T, 0.0, 1.0).max(axis=1) if len(anchors)
+                 else np.zeros(len(near)))
         exact = -k * exact + base[near]
         top = float(exact.max())
         ties = near[exact >= top - TIE_TOL * max(1.0, abs(top))]

@@ -86,5 +86,6 @@ def mmr32_steps(value, head, e32, inv, scaled, base, tokens, left, margin, tol, 
 def warm_up() -> None:
     """Compile (or load from the cache) `mmr32_steps` for the argument types its caller passes."""
     e32 = np.ones((2, 2), dtype=np.float32)
+    e32.setflags(write=False)  # as `vectors.problem_embeddings` hands the rows over
     mmr32_steps(np.zeros(2), e32[:2], e32, np.ones(2), -np.ones(2), np.zeros(2), np.ones(2, dtype=np.int64),
                 1, 0.0, 0.0, np.empty(2, dtype=np.int64), 0, -1)

@@ -23,7 +23,6 @@ Pinned items only enter through coverage, which makes ``f(∅)`` a constant
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 from types import MappingProxyType
@@ -36,6 +35,7 @@ from ..similarity import Similarity, check_similarity, matrix_bytes, similarity_
 from .base import Strategy
 from .greedy import bounded_selection
 from .mmr import relevance
+from .submodular_greedy import lazy_greedy
 
 __all__ = ["Submodular", "SubmodularObjective", "objective_value"]
 
@@ -172,57 +172,6 @@ def objective_value(items: Sequence[Item], candidates: Sequence[Item] | None = N
         raise ValueError(f"objective_value: chosen item(s) {missing!r} are not among the candidates")
     f = SubmodularObjective(pool, pinned, lam=lam, similarity=similarity, objective=objective)
     return f.value([where[it.id] for it in chosen])
-
-
-def lazy_greedy(f: SubmodularObjective, tokens: Sequence[int], room: int, r: float, batch: int = 16) -> list[int]:
-    """Cost-scaled greedy with lazy (CELF / Minoux 1978) evaluation, refreshed in batches.
-
-    Each step takes the fitting candidate with the largest ``gain / tokens**r``
-    among those with positive gain; candidates that no longer fit are dropped
-    for good (room only shrinks). Stale gains are upper bounds by
-    submodularity, so a candidate whose fresh ratio still tops the heap is the
-    true maximiser. Ties go to the lower position. When the top is stale, it
-    and up to ``batch - 1`` entries below it are refreshed in one vectorised
-    call, twice as many each time the top is still stale within one step:
-    extra refreshes are exact gains, so they change no choice, and one numpy
-    call costs about what one Python-level gain does. Every gain comes
-    from `SubmodularObjective.gains`, so equal candidates get equal ratios.
-    """
-    if isinstance(batch, bool) or not isinstance(batch, int):
-        raise TypeError(f"lazy_greedy: batch must be an int >= 1, got {batch!r}")
-    if batch < 1:
-        raise ValueError(f"lazy_greedy: batch must be an int >= 1, got {batch!r}")
-    sums, cover = f.state()
-    cost = [float(t) ** r for t in tokens]
-    first = f.gains(sums, cover).tolist() if f.n else []
-    heap = [(-first[k] / cost[k], k, 0) for k in range(f.n) if tokens[k] <= room]
-    heapq.heapify(heap)
-    chosen: list[int] = []
-    left, step, size = room, 0, batch
-    while heap:
-        neg, k, seen = heap[0]
-        if tokens[k] > left:
-            heapq.heappop(heap)
-            continue
-        if seen != step:
-            popped = [heapq.heappop(heap) for _ in range(min(size, len(heap)))]
-            size *= 2  # the top is still stale after a refresh: gains moved together, refresh more at once
-            live = [e for e in popped if tokens[e[1]] <= left]
-            stale = [e[1] for e in live if e[2] != step]
-            for j, g in zip(stale, f.gains(sums, cover, np.array(stale, dtype=np.int64)).tolist()):
-                heapq.heappush(heap, (-g / cost[j], j, step))
-            for e in live:
-                if e[2] == step:
-                    heapq.heappush(heap, e)
-            continue
-        heapq.heappop(heap)
-        if -neg <= 0:
-            break
-        chosen.append(k)
-        f.add(k, sums, cover)
-        left -= tokens[k]
-        step, size = step + 1, batch
-    return chosen
 
 
 class Submodular(Strategy):

@@ -116,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--k", type=int, default=32, help="pyversity's picks; the budget is their tokens")
     parser.add_argument("--seed", type=int, default=0, help="question sample (the kernels were tuned on seed 0)")
+    parser.add_argument("--methods", nargs="+", choices=[m[0] for m in METHODS], default=[m[0] for m in METHODS],
+                        help="time only these of ours (submodular's line against mmr needs mmr)")
     parser.add_argument("--against", metavar="DIR", help="also time pack's fixed overhead against the code at DIR")
     args = parser.parse_args(argv)
     print(f"seed {args.seed}; load average {os.getloadavg()[0]:.2f} (1 min); OPENBLAS_NUM_THREADS="
@@ -128,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     MMR.warm_up(), DPP.warm_up()  # compiled steps load here, not in a timed call
     for n in args.sizes:
         lists = candidate_lists(n, args.lists, args.seed)
-        cases = {m[0]: [_case(c, args.k, *m) for c in lists] for m in METHODS}
+        methods = [m for m in METHODS if m[0] in args.methods]
+        cases = {m[0]: [_case(c, args.k, *m) for c in lists] for m in methods}
         times = {(m, way, side, i): [] for m, cs in cases.items() for i in range(len(cs))
                  for way in ("pack", "select") for side in (0, 1)}
         for r in range(args.repeats + 1):  # round 0 untimed: warm caches; then every case in turn
@@ -140,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                             if r:
                                 times[m, way, side, i].append(t)
         med = {key: statistics.median(v) for key, v in times.items()}
-        for m, theirs, _, _ in METHODS:
+        for m, theirs, _, _ in methods:
             cs = cases[m]
             same = "n/a" if m == "submodular" else f"{sum(bool(c[1]) for c in cs)}/{len(cs)}"
             for way in ("pack", "select"):
@@ -149,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 picks = int(statistics.median(c[2] for c in cs))
                 print(f"{n:>5} {m:<11} {theirs:<6} {way:<7} {picks:>5} {1e3 * a:>8.2f} {1e3 * b:>10.2f} "
                       f"{a / b:>6.2f} {same:>5}")
-            if m == "submodular":
+            if m == "submodular" and "mmr" in cases:
                 for way in ("pack", "select"):
                     a = statistics.median(med[m, way, 0, i] for i in range(len(cs)))
                     b = statistics.median(med["mmr", way, 1, i] for i in range(len(cases["mmr"])))
