@@ -12,8 +12,10 @@ word rule; see docs/dedupe-speed.md.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,7 +23,7 @@ import numpy as np
 from ..items import Item
 from .filter import PREFIX_SLACK
 from .rule import visiting_order
-from .tokenise import _char_class, normalise, signature
+from .tokenise import _char_class, signature
 
 
 
@@ -34,6 +36,9 @@ def _load():
 
 
 _jaccard_join = _load()
+# The first half of `tokenise.normalise` on a non-ASCII text; the C side does the second (str.casefold is a
+# per-character map, asked of Python once per distinct character and call).
+_NFKC = functools.partial(unicodedata.normalize, "NFKC")
 
 __all__ = ["native_available", "native_decide"]
 
@@ -73,7 +78,7 @@ def native_decide(candidates: list[Item], anchors_first: list[Item], threshold: 
         order.append(src)
         return src
 
-    raw = _jaccard_join(texts, n_pinned, float(threshold), PREFIX_SLACK, normalise, _char_class, _empty_key,
+    raw = _jaccard_join(texts, n_pinned, float(threshold), PREFIX_SLACK, _NFKC, _char_class, _empty_key,
                                        join_order)
     if raw is None:
         return None

@@ -3,10 +3,11 @@
  * Built by the package's own setup.py as packbench.algorithms.dedupe._jaccard_native (optional: without
  * a compiler the numpy path of exact.py runs, with the same answers). See docs/dedupe-speed.md.
  *
- * jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None
+ * jaccard_join(texts, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None
  *
  *   texts      list of str, the pinned ones first, in input order.
- *   normalise  callable(str) -> str: NFKC then case folding (tokenise.normalise), for non-ASCII texts.
+ *   nfkc       callable(str) -> str: the NFKC form (tokenise.nfkc), for non-ASCII texts; C folds its
+ *              characters' case as str.casefold does (character by character).
  *   char_class callable(str) -> str: a character's class in the word rule (tokenise._char_class: W letter
  *              or digit, M combining mark, S a word by itself, space otherwise); asked once per character.
  *   empty_key  callable(str) -> bytes: the signature of a text without words (NUL first, never a word).
@@ -58,7 +59,8 @@
 #ifdef JACCARD_TIMING
 #include <time.h>
 static double now_(void) { struct timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return ts.tv_sec + ts.tv_nsec * 1e-9; }
-#define STAMP(name) do { double t_ = now_(); fprintf(stderr, "%s %.1f ms\n", name, (t_ - stamp_) * 1e3); stamp_ = t_; } while (0)
+static double unicode_seconds;
+#define STAMP(name) do { double t_ = now_(); fprintf(stderr, "%s %.2f ms\n", name, (t_ - stamp_) * 1e3); stamp_ = t_; } while (0)
 #else
 #define STAMP(name) do { } while (0)
 #endif
@@ -129,17 +131,24 @@ static int vec_reserve(vec *v, size_t need) {
 }
 
 
+/* A non-ASCII character's case folding (1-3 characters) and their classes in the word rule. */
+typedef struct { Py_UCS4 key, ch[3]; uint8_t n; char cls[3]; } folding;
+
 /* What stage A/C read of a text: its bytes, whether they need folding. */
 typedef struct {
     PyObject **forms;   /* per text: NULL (ASCII, read in place), or the bytes read instead (owned) */
     uint8_t *empty;     /* per text: 1 if the text has no words (forms holds its signature key) */
-    PyObject *normalise, *char_class;  /* tokenise.normalise, and a character's class in the word rule */
-    char *bmp;          /* class per BMP character, filled on first sight (0: not yet asked) */
+    PyObject *nfkc, *char_class;  /* NFKC (tokenise.nfkc), and a character's class in the word rule */
+    folding *folds;     /* open addressing by character (key 0: free), filled on first sight */
+    size_t fold_mask, fold_used;
 } sources;
 
-static int class_of(sources *src, Py_UCS4 ch, char *out) {
-    if (!src->bmp && !(src->bmp = calloc(0x10000, 1))) { PyErr_NoMemory(); return -1; }  /* on first use */
-    if (ch < 0x10000 && src->bmp[ch]) { *out = src->bmp[ch]; return 0; }
+static char ascii_class(Py_UCS4 ch) {  /* tokenise._char_class on ASCII: letters and digits are W */
+    return ((ch | 0x20) - 'a' < 26u || ch - '0' < 10u) ? 'W' : ' ';
+}
+
+static int ask_class(sources *src, Py_UCS4 ch, char *out) {
+    if (ch < 0x80) { *out = ascii_class(ch); return 0; }
     PyObject *u = PyUnicode_FromOrdinal((int)ch);
     if (!u) return -1;
     PyObject *r = PyObject_CallOneArg(src->char_class, u);
@@ -152,52 +161,120 @@ static int class_of(sources *src, Py_UCS4 ch, char *out) {
     }
     *out = (char)PyUnicode_READ_CHAR(r, 0);
     Py_DECREF(r);
-    if (ch < 0x10000) src->bmp[ch] = *out;
     return 0;
 }
 
-/* A non-ASCII text's words joined by spaces, UTF-8 (surrogates as three bytes, as "surrogatepass"): its
- * normalised form's characters classed W (letter/digit), M (combining mark), S (a word by itself) or a
- * space, and words the runs "SM*" and "W[WM]*" (tokenise._TOKEN). */
+static int folds_grow(sources *src) {
+    size_t slots = src->folds ? (src->fold_mask + 1) * 2 : 256;
+    folding *t = calloc(slots, sizeof(folding));
+    if (!t) return -1;
+    if (src->folds)
+        for (size_t j = 0; j <= src->fold_mask; j++) {
+            if (!src->folds[j].key) continue;
+            size_t k = (size_t)(finish(src->folds[j].key) & (slots - 1));
+            while (t[k].key) k = (k + 1) & (slots - 1);
+            t[k] = src->folds[j];
+        }
+    free(src->folds);
+    src->folds = t;
+    src->fold_mask = slots - 1;
+    return 0;
+}
+
+/* The folding of a character >= 0x80: str.casefold is a per-character map (no context), so it is asked of
+ * Python once per character and call, with the classes of what it gives. */
+static const folding *fold_of(sources *src, Py_UCS4 ch) {
+    if ((!src->folds || (src->fold_used + 1) * 2 > src->fold_mask) && folds_grow(src)) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    size_t j = (size_t)(finish(ch) & src->fold_mask);
+    while (src->folds[j].key) {
+        if (src->folds[j].key == ch) return &src->folds[j];
+        j = (j + 1) & src->fold_mask;
+    }
+    folding f = {0};
+    PyObject *u = PyUnicode_FromOrdinal((int)ch);
+    if (!u) return NULL;
+    PyObject *r = PyObject_CallMethod(u, "casefold", NULL);
+    Py_DECREF(u);
+    if (!r) return NULL;
+    Py_ssize_t k = PyUnicode_GET_LENGTH(r);
+    if (k < 1 || k > 3) {  /* Unicode's full case folding maps a character to 1-3 */
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_ValueError, "casefold gave an unexpected length");
+        return NULL;
+    }
+    f.key = ch;
+    f.n = (uint8_t)k;
+    for (Py_ssize_t q = 0; q < k; q++) {
+        f.ch[q] = PyUnicode_READ_CHAR(r, q);
+        if (ask_class(src, f.ch[q], &f.cls[q])) { Py_DECREF(r); return NULL; }
+    }
+    Py_DECREF(r);
+    src->folds[j] = f;
+    src->fold_used++;
+    return &src->folds[j];
+}
+
+/* Appends a character as UTF-8 (surrogates as three bytes, as "surrogatepass"); out has room for 4. */
+static inline Py_ssize_t put_utf8(uint8_t *out, Py_ssize_t o, Py_UCS4 ch) {
+    if (ch < 0x80) out[o++] = (uint8_t)ch;
+    else if (ch < 0x800) { out[o++] = (uint8_t)(0xC0 | ch >> 6); out[o++] = (uint8_t)(0x80 | (ch & 0x3F)); }
+    else if (ch < 0x10000) {
+        out[o++] = (uint8_t)(0xE0 | ch >> 12); out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F));
+        out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+    } else {
+        out[o++] = (uint8_t)(0xF0 | ch >> 18); out[o++] = (uint8_t)(0x80 | (ch >> 12 & 0x3F));
+        out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F)); out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+    }
+    return o;
+}
+
+/* A non-ASCII text's words joined by spaces, UTF-8: the characters of its NFKC form, case folded, classed
+ * W (letter/digit), M (combining mark), S (a word by itself) or a space, and the words the runs "SM*" and
+ * "W[WM]*" (tokenise._TOKEN: leftmost, so a run ends where its class rule breaks). */
 static PyObject *unicode_words(sources *src, PyObject *text) {
-    PyObject *norm = PyObject_CallOneArg(src->normalise, text);
+    PyObject *norm = PyObject_CallOneArg(src->nfkc, text);
     if (!norm) return NULL;
     if (!PyUnicode_Check(norm)) {
         Py_DECREF(norm);
-        PyErr_SetString(PyExc_TypeError, "normalise must return a str");
+        PyErr_SetString(PyExc_TypeError, "nfkc must return a str");
         return NULL;
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(norm), o = 0, i = 0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(norm), o = 0;
     int kind = PyUnicode_KIND(norm);
     const void *data = PyUnicode_DATA(norm);
-    char *c = malloc((size_t)n + 1);
-    if (!c) { Py_DECREF(norm); return PyErr_NoMemory(); }
-    for (Py_ssize_t j = 0; j < n; j++)
-        if (class_of(src, PyUnicode_READ(kind, data, j), c + j)) { free(c); Py_DECREF(norm); return NULL; }
-    PyObject *pair = norm;  /* released below, as the classes are */
-    uint8_t *out = malloc((size_t)n * 5 + 1);
-    if (!out) { free(c); Py_DECREF(pair); return PyErr_NoMemory(); }
-    while (i < n) {
-        char k = c[i];
-        if (k != 'W' && k != 'S') { i++; continue; }
-        Py_ssize_t start = i++;
-        while (i < n && (c[i] == 'M' || (k == 'W' && c[i] == 'W'))) i++;
-        if (o) out[o++] = ' ';
-        for (Py_ssize_t j = start; j < i; j++) {
-            Py_UCS4 ch = PyUnicode_READ(kind, data, j);
-            if (ch < 0x80) out[o++] = (uint8_t)ch;
-            else if (ch < 0x800) { out[o++] = (uint8_t)(0xC0 | ch >> 6); out[o++] = (uint8_t)(0x80 | (ch & 0x3F)); }
-            else if (ch < 0x10000) {
-                out[o++] = (uint8_t)(0xE0 | ch >> 12); out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F));
-                out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+    /* per character of the NFKC form: at most 3 folded ones, each at most 4 bytes and a separator */
+    if ((size_t)n > ((size_t)PY_SSIZE_T_MAX - 1) / 15) { Py_DECREF(norm); return PyErr_NoMemory(); }
+    uint8_t *out = malloc((size_t)n * 15 + 1);
+    if (!out) { Py_DECREF(norm); return PyErr_NoMemory(); }
+    char run = ' ';  /* the class the current word started with (W or S), or ' ' outside a word */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c0 = PyUnicode_READ(kind, data, i);
+        folding one;
+        const folding *f = &one;
+        if (c0 < 0x80) {
+            one.n = 1;
+            one.ch[0] = c0 - 'A' < 26u ? c0 | 0x20 : c0;
+            one.cls[0] = ascii_class(c0);
+        } else if (!(f = fold_of(src, c0))) {
+            free(out); Py_DECREF(norm); return NULL;
+        }
+        for (int q = 0; q < f->n; q++) {
+            char k = f->cls[q];
+            if (k == 'M' && run != ' ') { o = put_utf8(out, o, f->ch[q]); continue; }  /* joins its run */
+            if (k == 'W' && run == 'W') { o = put_utf8(out, o, f->ch[q]); continue; }
+            if (k == 'W' || k == 'S') {  /* a new word */
+                if (o) out[o++] = ' ';
+                o = put_utf8(out, o, f->ch[q]);
+                run = k;
             } else {
-                out[o++] = (uint8_t)(0xF0 | ch >> 18); out[o++] = (uint8_t)(0x80 | (ch >> 12 & 0x3F));
-                out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F)); out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+                run = ' ';  /* a space, or a mark outside a word */
             }
         }
     }
-    Py_DECREF(pair);
-    free(c);
+    Py_DECREF(norm);
     PyObject *b = PyBytes_FromStringAndSize((const char *)out, o);
     free(out);
     return b;
@@ -225,7 +302,13 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
         *fold = 1;
         return 0;
     }
+#ifdef JACCARD_TIMING
+    double t0_ = now_();
+#endif
     PyObject *b = unicode_words(src, s);
+#ifdef JACCARD_TIMING
+    unicode_seconds += now_() - t0_;
+#endif
     if (!b) return -1;
     src->forms[t] = b;
     *p = (const uint8_t *)PyBytes_AS_STRING(b);
@@ -248,54 +331,74 @@ static int set_empty(PyObject *texts, sources *src, Py_ssize_t t, PyObject *empt
     return 0;
 }
 
-static inline int ctz32(uint32_t x) {
+static inline int ctz64(uint64_t x) {
 #if defined(_MSC_VER)
     unsigned long k;
-    _BitScanForward(&k, x);
+    _BitScanForward64(&k, x);
     return (int)k;
 #else
-    return __builtin_ctz(x);
+    return __builtin_ctzll(x);
 #endif
 }
 
-/* One bit per byte of p[b:b+16) (those before n): set for a word byte (as WORD_BYTE says). */
-static inline uint32_t word_mask(const uint8_t *p, Py_ssize_t b, Py_ssize_t n) {
+/* One bit per byte of the 64 readable bytes at p: set for a word byte (as WORD_BYTE says). */
+static inline uint64_t word_mask64(const uint8_t *p) {
 #ifdef __SSE2__
-    if (b + 16 <= n) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + b));
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
         /* ASCII letters: (v | 0x20) - 'a' below 26; digits: v - '0' below 10; bytes >= 0x80 */
         __m128i x = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
         __m128i alpha = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(25)), x);
         __m128i y = _mm_sub_epi8(v, _mm_set1_epi8('0'));
         __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(y, _mm_set1_epi8(9)), y);
         __m128i high = _mm_cmplt_epi8(v, _mm_setzero_si128());
-        return (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(alpha, digit), high));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(alpha, digit), high)) << (16 * k);
     }
-#endif
-    uint32_t m = 0;
-    Py_ssize_t e = n - b < 16 ? n - b : 16;
-    for (Py_ssize_t k = 0; k < e; k++) m |= (uint32_t)WORD_BYTE[p[b + k]] << k;
     return m;
+#else
+    uint64_t m = 0;
+    for (int k = 0; k < 64; k++) m |= (uint64_t)WORD_BYTE[p[k]] << k;
+    return m;
+#endif
 }
 
-/* Runs BODY for every word of bytes p[0:n), with START and LEN its span: the word bytes' runs, found 16
- * bytes at a time from the edges of the mask (a branch per edge, not one per byte). */
+/* The mask of p[b:n), fewer than 64 bytes, read from a zeroed copy (a zero byte is never a word byte). */
+static inline uint64_t tail_mask64(const uint8_t *p, Py_ssize_t b, Py_ssize_t n) {
+    uint8_t block[64] = {0};
+    memcpy(block, p + b, (size_t)(n - b));
+    return word_mask64(block);
+}
+
+/* Runs BODY for every word of bytes p[0:n), with START and LEN its span. Each 64-byte block's mask gives
+ * the words' starts and ends as bits; a start is paired with the next end (a word left open at the block's
+ * end is finished in a later block), so the branches are per word and per block, not per byte. */
 #define FOR_EACH_WORD(p, n, START, LEN, BODY)                                          \
     do {                                                                               \
-        Py_ssize_t w0_ = -1;                                                           \
-        for (Py_ssize_t b_ = 0; b_ < (n); b_ += 16) {                                  \
-            uint32_t m_ = word_mask((p), b_, (n));                                     \
-            uint32_t e_ = (m_ ^ ((m_ << 1) | (uint32_t)(w0_ >= 0))) & 0xFFFFu;         \
-            while (e_) {                                                               \
-                Py_ssize_t at_ = b_ + ctz32(e_);                                       \
-                e_ &= e_ - 1;                                                          \
-                if (w0_ < 0) { w0_ = at_; continue; }                                  \
-                Py_ssize_t START = w0_, LEN = at_ - w0_;                               \
-                w0_ = -1;                                                              \
+        Py_ssize_t open_ = -1;                                                         \
+        uint64_t carry_ = 0;                                                           \
+        for (Py_ssize_t b_ = 0; b_ < (n); b_ += 64) {                                  \
+            uint64_t m_ = b_ + 64 <= (n) ? word_mask64((p) + b_) : tail_mask64((p), b_, (n)); \
+            uint64_t sh_ = (m_ << 1) | carry_;                                         \
+            uint64_t st_ = m_ & ~sh_, en_ = ~m_ & sh_;                                 \
+            carry_ = m_ >> 63;                                                         \
+            if (open_ >= 0) {                                                          \
+                if (!en_) continue; /* the block is inside the open word */            \
+                Py_ssize_t START = open_, LEN = b_ + ctz64(en_) - open_;               \
+                en_ &= en_ - 1;                                                        \
+                open_ = -1;                                                            \
+                BODY                                                                   \
+            }                                                                          \
+            while (st_) {                                                              \
+                Py_ssize_t s_ = b_ + ctz64(st_);                                       \
+                st_ &= st_ - 1;                                                        \
+                if (!en_) { open_ = s_; break; }                                       \
+                Py_ssize_t START = s_, LEN = b_ + ctz64(en_) - s_;                     \
+                en_ &= en_ - 1;                                                        \
                 BODY                                                                   \
             }                                                                          \
         }                                                                              \
-        if (w0_ >= 0) { Py_ssize_t START = w0_, LEN = (n) - w0_; BODY }                \
+        if (open_ >= 0) { Py_ssize_t START = open_, LEN = (n) - open_; BODY }          \
     } while (0)
 
 /* A short word's code where 8 bytes can be read from its start (p[0:n) the text). */
@@ -502,17 +605,17 @@ static void sort_i32(int32_t *a, Py_ssize_t n) {
 
 /* ---- the join ---- */
 static PyObject *jaccard_join(PyObject *self, PyObject *args) {
-    PyObject *texts, *normalise, *char_class, *empty_key, *join_order;
+    PyObject *texts, *nfkc, *char_class, *empty_key, *join_order;
     Py_ssize_t n_pinned;
     double threshold, slack;
-    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &normalise,
+    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &nfkc,
                           &char_class, &empty_key, &join_order))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *result = NULL, *order_obj = NULL;
     Py_buffer order_view = {0};
-    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), normalise, char_class,
-                   NULL};
+    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), nfkc, char_class,
+                   NULL, 0, 0};
     vec hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
     hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
     int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
@@ -576,6 +679,10 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         occ[t] = m;
         hs_end[t] = (int64_t)hs.n;
     }
+#ifdef JACCARD_TIMING
+    fprintf(stderr, "A of which unicode_words %.2f ms\n", unicode_seconds * 1e3);
+    unicode_seconds = 0;
+#endif
     STAMP("A tokenise+hash");
     /* Counted by radix partitions: the hashes are scattered by their top bits with their text, then each
      * partition is counted in a small table that stays in cache (about four slots per entry), so no
@@ -800,7 +907,7 @@ done:
     if (order_view.obj) PyBuffer_Release(&order_view);
     Py_XDECREF(order_obj);
     if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
-    free(src.forms); free(src.empty); free(src.bmp);
+    free(src.forms); free(src.empty); free(src.folds);
     free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
     free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
@@ -812,7 +919,7 @@ done:
 
 static PyMethodDef METHODS[] = {
     {"jaccard_join", jaccard_join, METH_VARARGS,
-     "jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None"},
+     "jaccard_join(texts, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_jaccard_native",
