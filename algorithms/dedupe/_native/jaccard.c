@@ -65,11 +65,12 @@ static double unicode_seconds;
 #define STAMP(name) do { } while (0)
 #endif
 #define ID_BITS 21
-/* Radix partitions of the counting filter: about this many entries each, counted in 2^LOCAL_BITS bytes. */
+/* The counting filter: up to DIRECT_ENTRIES hashes in one table of 2^DIRECT_BITS bytes (in L2); more in
+ * radix partitions of about PARTITION_ENTRIES, each counted in 2^LOCAL_BITS bytes (entries are 16 bits). */
+#define DIRECT_ENTRIES 131072
+#define DIRECT_BITS 19
 #define PARTITION_ENTRIES 16384
 #define LOCAL_BITS 16
-#define PART(h, pb) ((pb) ? (uint32_t)(h) >> (32 - (pb)) : 0u)
-#define LOCAL(h, pb, lb) ((uint32_t)((uint32_t)(h) << (pb)) >> (32 - (lb)))
 #define MAX_IDS (1u << ID_BITS)
 
 static uint8_t WORD_BYTE[256]; /* 1 for a word byte */
@@ -411,8 +412,24 @@ static inline uint64_t short_code(const uint8_t *p, Py_ssize_t start, Py_ssize_t
     return v;
 }
 
-static inline uint64_t filter_code(const uint8_t *w, Py_ssize_t len, int fold) {
-    return len <= 8 ? load_word(w, len, fold) : hash_bytes(w, len, fold) | 1ULL;
+/* LOW_BYTES[k] keeps the first k bytes of a little-endian load. */
+static const uint64_t LOW_BYTES[9] = {0, 0xFFULL, 0xFFFFULL, 0xFFFFFFULL, 0xFFFFFFFFULL, 0xFFFFFFFFFFULL,
+                                      0xFFFFFFFFFFFFULL, 0xFFFFFFFFFFFFFFULL, ~0ULL};
+
+/* The counting filter's code of the word p[s:s+len) (p readable on [0, readable), readable >= 8): a function
+ * of the word's bytes with bit 5 set (ASCII lower case; the word forms of other texts are folded already, so
+ * the same word gets the same code in both), not one-to-one (long words: first and last 8 bytes and length),
+ * which is all the filter needs. Two loads and no branch on the word. */
+static inline uint64_t filter_code(const uint8_t *p, Py_ssize_t s, Py_ssize_t len, Py_ssize_t readable) {
+    Py_ssize_t at = s + 8 <= readable ? s : readable - 8, end = s + len - 8;
+    uint64_t v, w;
+    memcpy(&v, p + at, 8);
+    v >>= 8 * (s - at);
+    memcpy(&w, p + (end > 0 ? end : 0), 8);
+    v |= 0x2020202020202020ULL;
+    uint64_t short_code = v & LOW_BYTES[len < 8 ? len : 8];
+    uint64_t long_code = (v * K0 ^ (w | 0x2020202020202020ULL) * K1 ^ (uint64_t)len * K2) | 1ULL;
+    return len <= 8 ? short_code : long_code;
 }
 
 static inline int64_t prefix_length(int64_t size, double threshold, double slack) {
@@ -622,7 +639,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
     uint8_t *table = NULL, *active = NULL;
     uint32_t *once = NULL;
-    uint64_t *entries = NULL;
+    uint16_t *entries = NULL;
     size_t *poffs = NULL;
     intern shorts = {0}, longs = {0};
     keyset kset = {0};
@@ -658,8 +675,14 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         uint32_t *h = (uint32_t *)hs.p + hs.n;
         uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
         Py_ssize_t nw = 0;
-        FOR_EACH_WORD(p, len, s, wl, {
-            uint64_t c = wl <= 8 ? short_code(p, s, wl, len, fold) : filter_code(p + s, wl, fold);
+        /* filter_code reads 8 bytes anywhere in [0, readable): a text shorter than 8 bytes is read from a
+         * zeroed copy */
+        uint8_t pad[8] = {0};
+        const uint8_t *q = p;
+        Py_ssize_t readable = len;
+        if (len < 8) { memcpy(pad, p, (size_t)len); q = pad; readable = 8; }
+        FOR_EACH_WORD(q, len, s, wl, {
+            uint64_t c = filter_code(q, s, wl, readable);
             if (nw >= 2) h[nw - 2] = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
             else if (nw == 0) first = c;
             else second = c;
@@ -684,42 +707,61 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     unicode_seconds = 0;
 #endif
     STAMP("A tokenise+hash");
-    /* Counted by radix partitions: the hashes are scattered by their top bits with their text, then each
-     * partition is counted in a small table that stays in cache (about four slots per entry), so no
-     * access goes to a table the size of the batch. */
+    /* Counted in a table that stays in cache (about four one-byte slots per hash): in one table while the
+     * batch is small; otherwise by radix partitions, each hash's next bits scattered by its top bits (in
+     * text order) and each partition counted on its own, its entries then replaced by "seen once" flags,
+     * which a replay of the scatter in text order adds up per text. No access goes to a table the size of
+     * the batch, and an entry is two bytes. */
     active = malloc((size_t)n + 1);
     once = calloc((size_t)n + 1, sizeof(uint32_t));
     if (!active || !once) { PyErr_NoMemory(); goto done; }
     {
         size_t total = hs.n;
-        int pb = 0, lb = LOCAL_BITS;
-        while ((total >> pb) > PARTITION_ENTRIES && pb < 20) pb++;
-        if (pb + lb > 32) lb = 32 - pb;
+        int pb = 0, lb = DIRECT_BITS;
+        if (total > DIRECT_ENTRIES) {
+            lb = LOCAL_BITS;
+            while ((total >> pb) > PARTITION_ENTRIES && pb < 32 - LOCAL_BITS) pb++;
+        }
         size_t parts = (size_t)1 << pb;
         const uint32_t *h = hs.p;
-        poffs = calloc(parts + 1, sizeof(size_t));
-        entries = big_alloc((total + 1) * sizeof(uint64_t));
         table = malloc((size_t)1 << lb);
-        if (!poffs || !entries || !table) { PyErr_NoMemory(); goto done; }
-        for (size_t j = 0; j < total; j++) poffs[PART(h[j], pb) + 1]++;
-        for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
-        {
-            size_t j = 0;
-            for (Py_ssize_t t = 0; t < n; t++)
-                for (; j < (size_t)hs_end[t]; j++) entries[poffs[PART(h[j], pb)]++] = (uint64_t)h[j] << 32 | (uint64_t)t;
-        }
-        /* poffs[q] is now the end of partition q */
-        size_t lo = 0;
-        for (size_t q = 0; q < parts; q++) {
-            size_t hi = poffs[q];
+        if (!table) { PyErr_NoMemory(); goto done; }
+        if (!pb) {
             memset(table, 0, (size_t)1 << lb);
-            for (size_t j = lo; j < hi; j++) {
-                uint32_t s = LOCAL(entries[j] >> 32, pb, lb);
+            for (size_t j = 0; j < total; j++) {
+                uint32_t s = h[j] >> (32 - lb);
                 table[s] += table[s] < 2;
             }
-            for (size_t j = lo; j < hi; j++)
-                once[(uint32_t)entries[j]] += table[LOCAL(entries[j] >> 32, pb, lb)] == 1;
-            lo = hi;
+            size_t j = 0;
+            for (Py_ssize_t t = 0; t < n; t++) {
+                uint32_t c = 0;
+                for (; j < (size_t)hs_end[t]; j++) c += table[h[j] >> (32 - lb)] == 1;
+                once[t] = c;
+            }
+        } else {
+            poffs = calloc(2 * parts + 1, sizeof(size_t));
+            entries = big_alloc((total + 1) * sizeof(uint16_t));
+            if (!poffs || !entries) { PyErr_NoMemory(); goto done; }
+            size_t *cursor = poffs + parts + 1;
+            for (size_t j = 0; j < total; j++) poffs[(h[j] >> (32 - pb)) + 1]++;
+            for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
+            STAMP("A count: histogram");
+            memcpy(cursor, poffs, parts * sizeof(size_t));
+            for (size_t j = 0; j < total; j++) entries[cursor[h[j] >> (32 - pb)]++] = (uint16_t)(h[j] >> (32 - pb - lb));
+            STAMP("A count: scatter");
+            for (size_t q = 0; q < parts; q++) {
+                memset(table, 0, (size_t)1 << lb);
+                for (size_t j = poffs[q]; j < poffs[q + 1]; j++) table[entries[j]] += table[entries[j]] < 2;
+                for (size_t j = poffs[q]; j < poffs[q + 1]; j++) entries[j] = table[entries[j]] == 1;
+            }
+            STAMP("A count: partitions");
+            memcpy(cursor, poffs, parts * sizeof(size_t));
+            size_t j = 0;
+            for (Py_ssize_t t = 0; t < n; t++) {
+                uint32_t c = 0;
+                for (; j < (size_t)hs_end[t]; j++) c += entries[cursor[h[j] >> (32 - pb)]++];
+                once[t] = c;
+            }
         }
     }
     /* B. the texts proven unable to match anything */
