@@ -71,6 +71,15 @@ static double unicode_seconds;
 #define DIRECT_BITS 19
 #define PARTITION_ENTRIES 16384
 #define LOCAL_BITS 16
+
+/* The radix bits for `total` hashes: 0 (one table) up to DIRECT_ENTRIES, else partitions of at most about
+ * PARTITION_ENTRIES. */
+static int partition_bits(size_t total) {
+    int pb = 0;
+    if (total <= DIRECT_ENTRIES) return 0;
+    while ((total >> pb) > PARTITION_ENTRIES && pb < 32 - LOCAL_BITS) pb++;
+    return pb < 1 ? 1 : pb;
+}
 #define MAX_IDS (1u << ID_BITS)
 
 static uint8_t WORD_BYTE[256]; /* 1 for a word byte */
@@ -281,6 +290,19 @@ static PyObject *unicode_words(sources *src, PyObject *text) {
     return b;
 }
 
+/* A text a few ahead is fetched while this one is read: its header and first bytes are a cache miss each
+ * once the batch outgrows the cache, and the hardware prefetcher only follows the bytes within a text. */
+#define PREFETCH_AHEAD 4
+static inline void prefetch_text(PyObject *s) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(s);
+    __builtin_prefetch((const char *)s + 64);
+    __builtin_prefetch((const char *)s + 128);
+#else
+    (void)s;
+#endif
+}
+
 static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
                       const uint8_t **p, Py_ssize_t *n, int *fold) {
     if (src->forms[t]) {
@@ -440,45 +462,40 @@ static inline int64_t prefix_length(int64_t size, double threshold, double slack
 }
 
 /* ---- exact word ids: an open-addressing table per kind (short words by code, long ones by bytes) ---- */
+/* A slot's key and id (and a long word's length) share 16 bytes: one cache line per probe. */
+typedef struct { uint64_t key; uint32_t id, len; } islot;
 typedef struct {
-    uint64_t *keys; uint32_t *ids; size_t mask, used;
-    /* long words: bytes kept in an arena */
-    size_t *at; uint32_t *len; vec arena;
+    islot *slots; size_t mask, used;
+    size_t *at; vec arena;  /* long words: their bytes, kept in an arena */
 } intern;
 
 static int intern_init(intern *tb, size_t slots, int with_bytes) {
     memset(tb, 0, sizeof *tb);
-    tb->keys = calloc(slots, sizeof(uint64_t));
-    tb->ids = malloc(slots * sizeof(uint32_t));
+    tb->slots = calloc(slots, sizeof(islot));
     tb->mask = slots - 1;
     tb->arena.size = 1;
-    if (with_bytes) {
-        tb->at = malloc(slots * sizeof(size_t));
-        tb->len = malloc(slots * sizeof(uint32_t));
-    }
-    return (tb->keys && tb->ids && (!with_bytes || (tb->at && tb->len))) ? 0 : -1;
+    if (with_bytes) tb->at = malloc(slots * sizeof(size_t));
+    return (tb->slots && (!with_bytes || tb->at)) ? 0 : -1;
 }
 
 static void intern_free(intern *tb) {
-    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len); free(tb->arena.p);
+    free(tb->slots); free(tb->at); free(tb->arena.p);
 }
 
 static int intern_grow(intern *tb) {
     size_t old = tb->mask + 1, slots = old * 2;
-    uint64_t *keys = calloc(slots, sizeof(uint64_t));
-    uint32_t *ids = malloc(slots * sizeof(uint32_t));
+    islot *ns = calloc(slots, sizeof(islot));
     size_t *at = tb->at ? malloc(slots * sizeof(size_t)) : NULL;
-    uint32_t *len = tb->at ? malloc(slots * sizeof(uint32_t)) : NULL;
-    if (!keys || !ids || (tb->at && (!at || !len))) { free(keys); free(ids); free(at); free(len); return -1; }
+    if (!ns || (tb->at && !at)) { free(ns); free(at); return -1; }
     for (size_t s = 0; s < old; s++) {
-        if (!tb->keys[s]) continue;
-        size_t j = (size_t)(finish(tb->keys[s]) & (slots - 1));
-        while (keys[j]) j = (j + 1) & (slots - 1);
-        keys[j] = tb->keys[s]; ids[j] = tb->ids[s];
-        if (at) { at[j] = tb->at[s]; len[j] = tb->len[s]; }
+        if (!tb->slots[s].key) continue;
+        size_t j = (size_t)(finish(tb->slots[s].key) & (slots - 1));
+        while (ns[j].key) j = (j + 1) & (slots - 1);
+        ns[j] = tb->slots[s];
+        if (at) at[j] = tb->at[s];
     }
-    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len);
-    tb->keys = keys; tb->ids = ids; tb->at = at; tb->len = len; tb->mask = slots - 1;
+    free(tb->slots); free(tb->at);
+    tb->slots = ns; tb->at = at; tb->mask = slots - 1;
     return 0;
 }
 
@@ -486,13 +503,13 @@ static int intern_grow(intern *tb) {
 static inline uint32_t intern_short(intern *tb, uint64_t code, uint32_t *next_id) {
     size_t j = (size_t)(finish(code) & tb->mask);
     for (;;) {
-        uint64_t k = tb->keys[j];
-        if (k == code) return tb->ids[j];
+        uint64_t k = tb->slots[j].key;
+        if (k == code) return tb->slots[j].id;
         if (!k) break;
         j = (j + 1) & tb->mask;
     }
-    tb->keys[j] = code; tb->ids[j] = (*next_id)++;
-    uint32_t id = tb->ids[j];
+    uint32_t id = (*next_id)++;
+    tb->slots[j].key = code; tb->slots[j].id = id;
     if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
     return id;
 }
@@ -502,17 +519,17 @@ static uint32_t intern_long(intern *tb, const uint8_t *w, Py_ssize_t n, uint32_t
     uint64_t h = hash_bytes(w, n, 0) | 1ULL;
     size_t j = (size_t)(finish(h) & tb->mask);
     for (;;) {
-        uint64_t k = tb->keys[j];
+        uint64_t k = tb->slots[j].key;
         if (!k) break;
-        if (k == h && tb->len[j] == (uint32_t)n && !memcmp((uint8_t *)tb->arena.p + tb->at[j], w, (size_t)n))
-            return tb->ids[j];
+        if (k == h && tb->slots[j].len == (uint32_t)n && !memcmp((uint8_t *)tb->arena.p + tb->at[j], w, (size_t)n))
+            return tb->slots[j].id;
         j = (j + 1) & tb->mask;
     }
-    if (vec_reserve(&tb->arena, tb->arena.n + (size_t)n)) return UINT32_MAX;
+    if ((uint64_t)n > UINT32_MAX || vec_reserve(&tb->arena, tb->arena.n + (size_t)n)) return UINT32_MAX;
     memcpy((uint8_t *)tb->arena.p + tb->arena.n, w, (size_t)n);
-    tb->keys[j] = h; tb->ids[j] = (*next_id)++; tb->at[j] = tb->arena.n; tb->len[j] = (uint32_t)n;
+    uint32_t id = (*next_id)++;
+    tb->slots[j].key = h; tb->slots[j].id = id; tb->slots[j].len = (uint32_t)n; tb->at[j] = tb->arena.n;
     tb->arena.n += (size_t)n;
-    uint32_t id = tb->ids[j];
     if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
     return id;
 }
@@ -569,8 +586,8 @@ static int keyset_open(keyset *ks, Py_ssize_t n) {  /* an empty set with room fo
     return 0;
 }
 
-static inline int keyset_add(keyset *ks, uint64_t key) {  /* 1 if added, 0 if already there */
-    size_t j = (size_t)(finish(key) & ks->mask);
+static inline int keyset_add_h(keyset *ks, uint64_t key, uint64_t hash) {  /* 1 if added, 0 if there */
+    size_t j = (size_t)(hash & ks->mask);
     while (ks->gen[j] == ks->now) {
         if (ks->keys[j] == key) return 0;
         j = (j + 1) & ks->mask;
@@ -579,6 +596,8 @@ static inline int keyset_add(keyset *ks, uint64_t key) {  /* 1 if added, 0 if al
     ks->keys[j] = key;
     return 1;
 }
+
+static inline int keyset_add(keyset *ks, uint64_t key) { return keyset_add_h(ks, key, finish(key)); }
 
 static inline int keyset_has(const keyset *ks, uint64_t key) {
     size_t j = (size_t)(finish(key) & ks->mask);
@@ -640,14 +659,17 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     uint8_t *table = NULL, *active = NULL;
     uint32_t *once = NULL;
     uint16_t *entries = NULL;
-    size_t *poffs = NULL;
+    size_t *poffs = NULL, *hist = NULL;
+    int hist_bits = 0;
     intern shorts = {0}, longs = {0};
     keyset kset = {0};
     int interned = 0;
     int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL;
     int32_t *head = NULL, *ent = NULL, *nxt = NULL, *seen = NULL, *cands = NULL;
     uint32_t *pslot = NULL, *kslot = NULL;
-    uint16_t *cnt = NULL;
+    uint8_t *cnt = NULL;
+    size_t cslots = 0;
+    int cbits = 0;
     if (!src.forms || !src.empty || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
     if (n >= INT32_MAX) { result = Py_None; Py_INCREF(result); goto done; }  /* text ids are 32-bit here */
 #ifdef JACCARD_TIMING
@@ -657,16 +679,26 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once for the ASCII texts: at
      * most (length + 1) / 2 words each) */
     {
-        size_t bound = 0;
+        size_t bound = 0, guess = 0;
         for (Py_ssize_t t = 0; t < n; t++) {
             PyObject *u = PyList_GET_ITEM(texts, t);
             Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
             bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
+            guess += (size_t)len / 6 + 1;
         }
         if (vec_reserve(&hs, bound)) { PyErr_NoMemory(); goto done; }
+        /* The partitions' histogram is taken as each text's hashes are written (while they are in L1), with
+         * the partition bits of a guess of the total (about six characters a shingle); if the guess was far
+         * off, the histogram is taken again below. Either way only the speed depends on it. */
+        hist_bits = partition_bits(guess);
+        if (hist_bits && !(hist = calloc(((size_t)1 << hist_bits) + 1, sizeof(size_t)))) {
+            PyErr_NoMemory(); goto done;
+        }
     }
+    STAMP("A bound pass");
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
+        if (t + PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(texts, t + PREFETCH_AHEAD));
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         /* Each trigram's hash is written as its last word is read. The room for an ASCII text was reserved
          * above; a word form can be longer than its text (NFKC expands some characters), so its room is
@@ -698,6 +730,8 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         }
         Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
         if (nw < 3) h[0] = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
+        if (hist)
+            for (Py_ssize_t j = 0; j < m; j++) hist[(h[j] >> (32 - hist_bits)) + 1]++;
         hs.n += (size_t)m;
         occ[t] = m;
         hs_end[t] = (int64_t)hs.n;
@@ -717,11 +751,9 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     if (!active || !once) { PyErr_NoMemory(); goto done; }
     {
         size_t total = hs.n;
-        int pb = 0, lb = DIRECT_BITS;
-        if (total > DIRECT_ENTRIES) {
-            lb = LOCAL_BITS;
-            while ((total >> pb) > PARTITION_ENTRIES && pb < 32 - LOCAL_BITS) pb++;
-        }
+        int pb = partition_bits(total), lb = DIRECT_BITS;
+        if (pb && hist && hist_bits >= pb - 1 && hist_bits <= pb + 1) pb = hist_bits;  /* near enough */
+        if (pb) lb = LOCAL_BITS;
         size_t parts = (size_t)1 << pb;
         const uint32_t *h = hs.p;
         table = malloc((size_t)1 << lb);
@@ -743,7 +775,8 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             entries = big_alloc((total + 1) * sizeof(uint16_t));
             if (!poffs || !entries) { PyErr_NoMemory(); goto done; }
             size_t *cursor = poffs + parts + 1;
-            for (size_t j = 0; j < total; j++) poffs[(h[j] >> (32 - pb)) + 1]++;
+            if (pb == hist_bits) memcpy(poffs, hist, (parts + 1) * sizeof(size_t));
+            else for (size_t j = 0; j < total; j++) poffs[(h[j] >> (32 - pb)) + 1]++;
             for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
             STAMP("A count: histogram");
             memcpy(cursor, poffs, parts * sizeof(size_t));
@@ -798,14 +831,24 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     koff = malloc(((size_t)na + 1) * sizeof(int64_t));
     size = malloc(((size_t)na + 1) * sizeof(int64_t));
     partner = malloc(((size_t)na + 1) * sizeof(int64_t));
-    if (!koff || !size || !partner || intern_init(&shorts, 1 << 12, 0) || intern_init(&longs, 1 << 10, 1)) {
-        PyErr_NoMemory(); goto done;
-    }
-    interned = 1;
+    if (!koff || !size || !partner) { PyErr_NoMemory(); goto done; }
     {
         size_t bound = 0;  /* the active texts' shingle occurrences */
         for (Py_ssize_t a = 0; a < na; a++) bound += (size_t)occ[order[a]];
         if (vec_reserve(&keys, bound)) { PyErr_NoMemory(); goto done; }
+        /* sized for a vocabulary of an eighth of the words (grown past that), so it is rarely rebuilt */
+        interned = 1;
+        if (intern_init(&shorts, pow2_at_least(bound / 4), 0) || intern_init(&longs, 1 << 10, 1)) {
+            PyErr_NoMemory(); goto done;
+        }
+        /* The active texts' distinct shingles are counted as they are found, by slot: a table of about one
+         * byte per two shingle occurrences (most shared shingles are held by two texts), saturating. */
+        cslots = pow2_at_least(bound / 2);
+        while (((size_t)1 << cbits) < cslots) cbits++;
+        cnt = big_alloc(cslots);
+        kslot = big_alloc((bound + 1) * sizeof(uint32_t));
+        if (!cnt || !kslot) { PyErr_NoMemory(); goto done; }
+        memset(cnt, 0, cslots);
     }
     uint32_t next_id = 0;
     koff[0] = 0;
@@ -847,8 +890,15 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         }
         if (keyset_open(&kset, m)) { PyErr_NoMemory(); goto done; }
         Py_ssize_t d = 0;
-        for (Py_ssize_t j = 0; j < m; j++)
-            if (keyset_add(&kset, k[j])) k[d++] = k[j];
+        uint32_t *ks = kslot + keys.n;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            uint64_t f = finish(k[j]);
+            if (!keyset_add_h(&kset, k[j], f)) continue;
+            uint32_t c = (uint32_t)(f >> (64 - cbits));
+            ks[d] = c;
+            cnt[c] += cnt[c] < UINT8_MAX;
+            k[d++] = k[j];
+        }
         keys.n += (size_t)d;
         size[a] = d;
         koff[a + 1] = (int64_t)keys.n;
@@ -857,22 +907,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
 
     STAMP("C exact keys");
     /* counts of the active texts' shingles (saturating), the prefixes' order and slots */
-    size_t cslots = pow2_at_least(keys.n);
-    int cbits = 0;
-    while (((size_t)1 << cbits) < cslots) cbits++;
-    cnt = big_alloc(cslots * sizeof(uint16_t));
-    if (cnt) memset(cnt, 0, cslots * sizeof(uint16_t));
     pk = malloc(((size_t)na + 1) * sizeof(int64_t));
     poff = malloc(((size_t)na + 1) * sizeof(int64_t));
-    kslot = big_alloc((keys.n + 1) * sizeof(uint32_t));
     pslot = big_alloc((keys.n + 1) * sizeof(uint32_t));  /* a prefix is never longer than its set */
-    if (!cnt || !pk || !poff || !kslot || !pslot) { PyErr_NoMemory(); goto done; }
+    if (!pk || !poff || !pslot) { PyErr_NoMemory(); goto done; }
     const uint64_t *K = keys.p;
-    for (size_t j = 0; j < keys.n; j++) {
-        uint32_t s = (uint32_t)(finish(K[j]) >> (64 - cbits));
-        kslot[j] = s;
-        cnt[s] += cnt[s] < UINT16_MAX;
-    }
     int64_t total = 0;
     for (Py_ssize_t a = 0; a < na; a++) {
         /* The text's shingles in (count, slot) order: those counted once (in no other active text) first;
@@ -951,7 +990,7 @@ done:
     if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
     free(src.forms); free(src.empty); free(src.folds);
     free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
-    free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs);
+    free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs); free(hist);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
     free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
     free(seen); free(cands); free(pslot); free(kslot); free(cnt);
