@@ -111,5 +111,10 @@ def test_texts_that_nfkc_expands_into_many_words():
 
 
 def test_bad_text_is_a_type_error_naming_the_text():
+    from types import SimpleNamespace
+
+    items = [SimpleNamespace(text="a b c", score=1.0), SimpleNamespace(text=5, score=0.5)]
     with pytest.raises(TypeError, match="text 1"):
-        native._jaccard_join(["a b c", 5], 0, 0.8, 1e-12, str.lower, str, bytes, lambda m: None)
+        native._jaccard_join(items, 0, 0.8, 1e-12, str, str, bytes, lambda m, s: None)
+    with pytest.raises(ValueError, match="n_pinned"):
+        native._jaccard_join(items, 3, 0.8, 1e-12, str, str, bytes, lambda m, s: None)

@@ -3,15 +3,17 @@
  * Built by the package's own setup.py as packbench.algorithms.dedupe._jaccard_native (optional: without
  * a compiler the numpy path of exact.py runs, with the same answers). See docs/dedupe-speed.md.
  *
- * jaccard_join(texts, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None
+ * jaccard_join(items, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None
  *
- *   texts      list of str, the pinned ones first, in input order.
+ *   items      list of items (their `text`, a str, and for the active candidates `score`, a float), the
+ *              pinned ones first, in input order; read here rather than by a Python loop.
  *   nfkc       callable(str) -> str: the NFKC form (tokenise.nfkc), for non-ASCII texts; C folds its
  *              characters' case as str.casefold does (character by character).
  *   char_class callable(str) -> str: a character's class in the word rule (tokenise._char_class: W letter
  *              or digit, M combining mark, S a word by itself, space otherwise); asked once per character.
  *   empty_key  callable(str) -> bytes: the signature of a text without words (NUL first, never a word).
- *   join_order callable(bytes) -> int64 buffer: given the active mask (one byte per text), the active
+ *   join_order callable(bytes, bytes) -> int64 buffer: given the active mask (one byte per text) and the
+ *              scores (float64 per item; 0 for the pinned and the inactive ones), the active
  *              texts' positions in join order (active pinned ones first, in input order, then the active
  *              candidates in visiting order).
  *
@@ -303,7 +305,7 @@ static inline void prefetch_text(PyObject *s) {
 #endif
 }
 
-static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
+static int text_bytes(PyObject *const *texts, sources *src, Py_ssize_t t,
                       const uint8_t **p, Py_ssize_t *n, int *fold) {
     if (src->forms[t]) {
         *p = (const uint8_t *)PyBytes_AS_STRING(src->forms[t]);
@@ -311,7 +313,7 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
         *fold = 0;
         return 0;
     }
-    PyObject *s = PyList_GET_ITEM(texts, t);
+    PyObject *s = texts[t];
     if (!PyUnicode_Check(s)) {
         PyErr_Format(PyExc_TypeError, "text %zd is not a str", t);
         return -1;
@@ -340,8 +342,8 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
     return 0;
 }
 
-static int set_empty(PyObject *texts, sources *src, Py_ssize_t t, PyObject *empty_key) {
-    PyObject *key = PyObject_CallOneArg(empty_key, PyList_GET_ITEM(texts, t));
+static int set_empty(PyObject *const *texts, sources *src, Py_ssize_t t, PyObject *empty_key) {
+    PyObject *key = PyObject_CallOneArg(empty_key, texts[t]);
     if (!key) return -1;
     if (!PyBytes_Check(key)) {
         Py_DECREF(key);
@@ -641,13 +643,20 @@ static void sort_i32(int32_t *a, Py_ssize_t n) {
 
 /* ---- the join ---- */
 static PyObject *jaccard_join(PyObject *self, PyObject *args) {
-    PyObject *texts, *nfkc, *char_class, *empty_key, *join_order;
+    PyObject *items, *nfkc, *char_class, *empty_key, *join_order;
     Py_ssize_t n_pinned;
     double threshold, slack;
-    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &nfkc,
+    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &items, &n_pinned, &threshold, &slack, &nfkc,
                           &char_class, &empty_key, &join_order))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(texts);
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    if (n_pinned < 0 || n_pinned > n) {
+        PyErr_SetString(PyExc_ValueError, "n_pinned must be in [0, len(items)]");
+        return NULL;
+    }
+    PyObject **texts = calloc((size_t)n + 1, sizeof(PyObject *));  /* owned references */
+    double *scores = calloc((size_t)n + 1, sizeof(double));
+    PyObject *text_name = PyUnicode_InternFromString("text"), *score_name = PyUnicode_InternFromString("score");
     PyObject *result = NULL, *order_obj = NULL;
     Py_buffer order_view = {0};
     sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), nfkc, char_class,
@@ -670,7 +679,8 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     uint8_t *cnt = NULL;
     size_t cslots = 0;
     int cbits = 0;
-    if (!src.forms || !src.empty || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
+    if (!src.forms || !src.empty || !occ || !hs_end || !texts || !scores) { PyErr_NoMemory(); goto done; }
+    if (!text_name || !score_name) goto done;
     if (n >= INT32_MAX) { result = Py_None; Py_INCREF(result); goto done; }  /* text ids are 32-bit here */
 #ifdef JACCARD_TIMING
     double stamp_ = now_();
@@ -681,7 +691,10 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     {
         size_t bound = 0, guess = 0;
         for (Py_ssize_t t = 0; t < n; t++) {
-            PyObject *u = PyList_GET_ITEM(texts, t);
+            if (t + 2 * PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(items, t + 2 * PREFETCH_AHEAD));
+            PyObject *item = PyList_GET_ITEM(items, t);
+            if (!(texts[t] = PyObject_GetAttr(item, text_name))) goto done;
+            PyObject *u = texts[t];
             Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
             bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
             guess += (size_t)len / 6 + 1;
@@ -698,7 +711,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     STAMP("A bound pass");
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
-        if (t + PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(texts, t + PREFETCH_AHEAD));
+        if (t + PREFETCH_AHEAD < n) prefetch_text(texts[t + PREFETCH_AHEAD]);
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         /* Each trigram's hash is written as its last word is read. The room for an ASCII text was reserved
          * above; a word form can be longer than its text (NFKC expands some characters), so its room is
@@ -806,10 +819,24 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
 
     /* the join order, from the caller */
     {
+        /* the scores of the active candidates only (the others are never ordered) */
+        if (PyList_GET_SIZE(items) != n) {  /* read again below: a list changed under us is refused */
+            PyErr_SetString(PyExc_RuntimeError, "items changed size during the join");
+            goto done;
+        }
+        for (Py_ssize_t t = n_pinned; t < n; t++) {
+            if (!active[t]) continue;
+            PyObject *sc = PyObject_GetAttr(PyList_GET_ITEM(items, t), score_name);
+            if (!sc) goto done;
+            scores[t] = PyFloat_AsDouble(sc);
+            Py_DECREF(sc);
+            if (scores[t] == -1.0 && PyErr_Occurred()) goto done;
+        }
         PyObject *mask = PyBytes_FromStringAndSize((const char *)active, n);
-        if (!mask) goto done;
-        order_obj = PyObject_CallOneArg(join_order, mask);
-        Py_DECREF(mask);
+        PyObject *sc = PyBytes_FromStringAndSize((const char *)scores, n * (Py_ssize_t)sizeof(double));
+        if (mask && sc) order_obj = PyObject_CallFunctionObjArgs(join_order, mask, sc, NULL);
+        Py_XDECREF(mask);
+        Py_XDECREF(sc);
         if (!order_obj || PyObject_GetBuffer(order_obj, &order_view, PyBUF_C_CONTIGUOUS)) goto done;
     }
     if (order_view.itemsize != 8 || order_view.len % 8) {
@@ -988,6 +1015,9 @@ done:
     if (order_view.obj) PyBuffer_Release(&order_view);
     Py_XDECREF(order_obj);
     if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
+    if (texts) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(texts[t]);
+    free(texts); free(scores);
+    Py_XDECREF(text_name); Py_XDECREF(score_name);
     free(src.forms); free(src.empty); free(src.folds);
     free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
     free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs); free(hist);
@@ -1000,7 +1030,7 @@ done:
 
 static PyMethodDef METHODS[] = {
     {"jaccard_join", jaccard_join, METH_VARARGS,
-     "jaccard_join(texts, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None"},
+     "jaccard_join(items, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_jaccard_native",
