@@ -264,15 +264,17 @@ static PyObject *unicode_words(sources *src, PyObject *text) {
     char run = ' ';  /* the class the current word started with (W or S), or ' ' outside a word */
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c0 = PyUnicode_READ(kind, data, i);
-        folding one;
-        const folding *f = &one;
-        if (c0 < 0x80) {
-            one.n = 1;
-            one.ch[0] = c0 - 'A' < 26u ? c0 | 0x20 : c0;
-            one.cls[0] = ascii_class(c0);
-        } else if (!(f = fold_of(src, c0))) {
-            free(out); Py_DECREF(norm); return NULL;
+        if (c0 < 0x80) {  /* most characters: a letter or digit (lower-cased), else a space */
+            if (ascii_class(c0) != 'W') { run = ' '; continue; }
+            if (run != 'W') {
+                if (o) out[o++] = ' ';
+                run = 'W';
+            }
+            out[o++] = (uint8_t)(c0 - 'A' < 26u ? c0 | 0x20 : c0);
+            continue;
         }
+        const folding *f = fold_of(src, c0);
+        if (!f) { free(out); Py_DECREF(norm); return NULL; }
         for (int q = 0; q < f->n; q++) {
             char k = f->cls[q];
             if (k == 'M' && run != ' ') { o = put_utf8(out, o, f->ch[q]); continue; }  /* joins its run */
