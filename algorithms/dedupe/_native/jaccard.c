@@ -865,9 +865,9 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         size_t bound = 0;  /* the active texts' shingle occurrences */
         for (Py_ssize_t a = 0; a < na; a++) bound += (size_t)occ[order[a]];
         if (vec_reserve(&keys, bound)) { PyErr_NoMemory(); goto done; }
-        /* sized for a vocabulary of an eighth of the words (grown past that), so it is rarely rebuilt */
+        /* sized for a vocabulary of a sixteenth of the words (grown past that), so it is rarely rebuilt */
         interned = 1;
-        if (intern_init(&shorts, pow2_at_least(bound / 4), 0) || intern_init(&longs, 1 << 10, 1)) {
+        if (intern_init(&shorts, pow2_at_least(bound / 8), 0) || intern_init(&longs, 1 << 10, 1)) {
             PyErr_NoMemory(); goto done;
         }
         /* The active texts' distinct shingles are counted as they are found, by slot: a table of about one
@@ -884,6 +884,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     for (Py_ssize_t a = 0; a < na; a++) {
         Py_ssize_t t = (Py_ssize_t)order[a];
         const uint8_t *p; Py_ssize_t len; int fold;
+        /* the join order jumps about the batch: the text a few ahead is fetched while this one is read */
+        if (a + PREFETCH_AHEAD < na) {
+            Py_ssize_t ahead = (Py_ssize_t)order[a + PREFETCH_AHEAD];
+            prefetch_text(src.forms[ahead] ? src.forms[ahead] : texts[ahead]);
+        }
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         if (vec_reserve(&ids, (size_t)len / 2 + 2) || vec_reserve(&fold_buf, (size_t)len + 8)) {
             PyErr_NoMemory(); goto done;
