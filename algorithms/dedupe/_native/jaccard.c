@@ -67,7 +67,7 @@ static double unicode_seconds;
 #define STAMP(name) do { } while (0)
 #endif
 #define ID_BITS 21
-/* The counting filter: up to DIRECT_ENTRIES hashes in one table of 2^DIRECT_BITS bytes (in L2); more in
+/* The counting filter: up to DIRECT_ENTRIES hashes in one table of at most 2^DIRECT_BITS bytes (in L2); more in
  * radix partitions of about PARTITION_ENTRIES, each counted in 2^LOCAL_BITS bytes (entries are 16 bits). */
 #define DIRECT_ENTRIES 131072
 #define DIRECT_BITS 19
@@ -769,6 +769,8 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         int pb = partition_bits(total), lb = DIRECT_BITS;
         if (pb && hist && hist_bits >= pb - 1 && hist_bits <= pb + 1) pb = hist_bits;  /* near enough */
         if (pb) lb = LOCAL_BITS;
+        else  /* one table of about two slots a hash: fresh pages cost more than the collisions of a small one */
+            for (lb = 12; lb < DIRECT_BITS && ((size_t)1 << lb) < 2 * total; lb++) {}
         size_t parts = (size_t)1 << pb;
         const uint32_t *h = hs.p;
         table = malloc((size_t)1 << lb);
