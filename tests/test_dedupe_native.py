@@ -147,3 +147,18 @@ def test_c_path_equals_the_numpy_path_past_the_one_table_filter(threshold):
     for items in (realistic_candidates(2_000, seed=21, dup_share=0.2), _unicode_batch(1_500, seed=22)):
         fast, slow = _both(items[5:], items[:5], threshold)
         assert fast == slow and fast[1]
+
+
+class _OtherItem(Item):
+    """An item of another type than the first one's: the C side reads it through getattr, not the slot."""
+
+    __slots__ = ()
+
+
+def test_items_of_other_types_are_read_through_getattr():
+    base = realistic_candidates(120, seed=5, dup_share=0.3)
+    mixed = [(_OtherItem if k % 3 == 0 else Item)(it.id, it.text, it.score, it.tokens)
+             for k, it in enumerate(base)]
+    for items in (mixed, mixed[1:] + mixed[:1]):  # the first item of either type
+        fast, slow = _both(items, [], 0.8)
+        assert fast == slow == _summary(dedupe_pairwise(items, [], 0.8)) and fast[1]

@@ -51,6 +51,11 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if PY_VERSION_HEX < 0x030C0000
+#include <structmember.h>
+#define Py_T_OBJECT T_OBJECT
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
 
 #define K0 0x9E3779B97F4A7C15ULL
 #define K1 0xC2B2AE3D27D4EB4FULL
@@ -292,6 +297,36 @@ static PyObject *unicode_words(sources *src, PyObject *text) {
     PyObject *b = PyBytes_FromStringAndSize((const char *)out, o);
     free(out);
     return b;
+}
+
+/* How an item's attribute is read: straight from its slot when the item is of exactly the type whose
+ * __slots__ member the generic getattr would find first (as the interpreter's specialised attribute load
+ * does: a member is a data descriptor, so the instance has no say), else by getattr. */
+typedef struct { PyTypeObject *type; Py_ssize_t offset; PyObject *name; } attr_reader;
+
+static void attr_reader_init(attr_reader *r, PyObject *item, PyObject *name) {
+    PyTypeObject *tp = Py_TYPE(item);
+    r->type = NULL;
+    r->offset = 0;
+    r->name = name;
+    if (tp->tp_getattro != PyObject_GenericGetAttr) return;
+    PyObject *d = _PyType_Lookup(tp, name);  /* borrowed */
+    if (!d || !Py_IS_TYPE(d, &PyMemberDescr_Type)) return;
+    PyMemberDescrObject *md = (PyMemberDescrObject *)d;
+    const PyMemberDef *m = md->d_member;
+    if ((m->type != Py_T_OBJECT_EX && m->type != Py_T_OBJECT) || !PyType_IsSubtype(tp, PyDescr_TYPE(md))
+        || m->offset < (Py_ssize_t)sizeof(PyObject) || (size_t)m->offset + sizeof(PyObject *) > (size_t)tp->tp_basicsize)
+        return;
+    r->type = tp;
+    r->offset = m->offset;
+}
+
+static inline PyObject *read_attr(const attr_reader *r, PyObject *item) {  /* a new reference, or NULL */
+    if (Py_TYPE(item) == r->type) {
+        PyObject *v = *(PyObject **)((char *)item + r->offset);
+        if (v) { Py_INCREF(v); return v; }
+    }
+    return PyObject_GetAttr(item, r->name);  /* other types, and an unset slot (its AttributeError) */
 }
 
 /* A text a few ahead is fetched while this one is read: its header and first bytes are a cache miss each
@@ -659,6 +694,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     PyObject **texts = calloc((size_t)n + 1, sizeof(PyObject *));  /* owned references */
     double *scores = calloc((size_t)n + 1, sizeof(double));
     PyObject *text_name = PyUnicode_InternFromString("text"), *score_name = PyUnicode_InternFromString("score");
+    attr_reader text_reader = {NULL, 0, text_name};
     PyObject *result = NULL, *order_obj = NULL;
     Py_buffer order_view = {0};
     sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), nfkc, char_class,
@@ -695,7 +731,8 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         for (Py_ssize_t t = 0; t < n; t++) {
             if (t + 2 * PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(items, t + 2 * PREFETCH_AHEAD));
             PyObject *item = PyList_GET_ITEM(items, t);
-            if (!(texts[t] = PyObject_GetAttr(item, text_name))) goto done;
+            if (!t) attr_reader_init(&text_reader, item, text_name);
+            if (!(texts[t] = read_attr(&text_reader, item))) goto done;
             PyObject *u = texts[t];
             Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
             bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
@@ -828,11 +865,13 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_RuntimeError, "items changed size during the join");
             goto done;
         }
+        attr_reader score_reader = {NULL, 0, score_name};
+        if (n > n_pinned) attr_reader_init(&score_reader, PyList_GET_ITEM(items, n_pinned), score_name);
         for (Py_ssize_t t = n_pinned; t < n; t++) {
             if (!active[t]) continue;
-            PyObject *sc = PyObject_GetAttr(PyList_GET_ITEM(items, t), score_name);
+            PyObject *sc = read_attr(&score_reader, PyList_GET_ITEM(items, t));
             if (!sc) goto done;
-            scores[t] = PyFloat_AsDouble(sc);
+            scores[t] = PyFloat_CheckExact(sc) ? PyFloat_AS_DOUBLE(sc) : PyFloat_AsDouble(sc);
             Py_DECREF(sc);
             if (scores[t] == -1.0 && PyErr_Occurred()) goto done;
         }
