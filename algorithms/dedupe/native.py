@@ -12,8 +12,10 @@ word rule; see docs/dedupe-speed.md.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,7 +23,7 @@ import numpy as np
 from ..items import Item
 from .filter import PREFIX_SLACK
 from .rule import visiting_order
-from .tokenise import _char_class, normalise, signature
+from .tokenise import _char_class, signature
 
 
 
@@ -34,6 +36,9 @@ def _load():
 
 
 _jaccard_join = _load()
+# The first half of `tokenise.normalise` on a non-ASCII text; the C side does the second (str.casefold is a
+# per-character map, asked of Python once per distinct character and call).
+_NFKC = functools.partial(unicodedata.normalize, "NFKC")
 
 __all__ = ["native_available", "native_decide"]
 
@@ -45,6 +50,19 @@ def native_available() -> bool:
 
 def _empty_key(text: str) -> bytes:
     return signature(text)[0].encode("utf-8", "surrogatepass")
+
+
+class _Picked(Sequence):
+    """The candidates at `at`, looked up only when asked (visiting_order reads ids only where scores tie)."""
+
+    def __init__(self, candidates: list[Item], at: np.ndarray) -> None:
+        self._candidates, self._at = candidates, at
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def __getitem__(self, k):
+        return self._candidates[int(self._at[k])]
 
 
 def native_decide(candidates: list[Item], anchors_first: list[Item], threshold: float
@@ -61,20 +79,21 @@ def native_decide(candidates: list[Item], anchors_first: list[Item], threshold: 
     """
     n_pinned = len(anchors_first)
     inputs: Sequence[Item] = anchors_first + candidates if anchors_first else candidates
-    texts = [it.text for it in inputs]
     order: list[np.ndarray] = []
 
-    def join_order(mask_bytes: bytes) -> np.ndarray:
-        # Only the active texts need the visiting order: sorting them alone reads a fraction of the items.
+    def join_order(mask_bytes: bytes, score_bytes: bytes) -> np.ndarray:
+        # Only the active texts need the visiting order, from the scores the C side read with the texts:
+        # an item is read again only where scores tie (for its id).
         mask = np.frombuffer(mask_bytes, dtype=bool)
         active_c = np.flatnonzero(mask[n_pinned:])
-        visit = active_c[visiting_order([candidates[k] for k in active_c.tolist()])]
+        scores = np.frombuffer(score_bytes, dtype=np.float64)[n_pinned:][active_c]
+        visit = active_c[visiting_order(_Picked(candidates, active_c), scores)]
         src = np.concatenate([np.flatnonzero(mask[:n_pinned]), visit + n_pinned]).astype(np.int64)
         order.append(src)
         return src
 
-    raw = _jaccard_join(texts, n_pinned, float(threshold), PREFIX_SLACK, normalise, _char_class, _empty_key,
-                                       join_order)
+    raw = _jaccard_join(inputs if isinstance(inputs, list) else list(inputs), n_pinned, float(threshold),
+                        PREFIX_SLACK, _NFKC, _char_class, _empty_key, join_order)
     if raw is None:
         return None
     src, partner = order[0], np.frombuffer(raw, dtype=np.int64)

@@ -59,19 +59,24 @@ def dedupe_order(candidates: Sequence[Item]) -> list[Item]:
     return sorted(sorted(candidates, key=attrgetter("id")), key=attrgetter("score"), reverse=True)
 
 
-def visiting_order(candidates: Sequence[Item]) -> np.ndarray:
+def visiting_order(candidates: Sequence[Item], scores: np.ndarray | None = None) -> np.ndarray:
     """The positions in `candidates` in the order dedupe visits them (that of `dedupe_order`), as an int64 array.
 
     For callers that read the candidates in input order (where they lie in
     memory) and only need to know where each one is visited: the scores are
     sorted as floats, and only runs of equal scores are put in id order (equal
     ids in input order).
+
+    Args:
+        candidates: The candidates (only those in runs of equal scores are read when `scores` is given).
+        scores: Their scores as float64, if already read.
     """
     import numpy as np  # lazy: the rule itself needs no numpy
 
     from ..ties import equal_runs, id_ranks
 
-    scores = np.fromiter(map(attrgetter("score"), candidates), dtype=np.float64, count=len(candidates))
+    if scores is None:
+        scores = np.fromiter(map(attrgetter("score"), candidates), dtype=np.float64, count=len(candidates))
     # Any sort will do (runs of equal scores are put in id order below): the default is the fastest.
     order = np.argsort(-scores)
     runs = equal_runs(scores[order])

@@ -3,14 +3,17 @@
  * Built by the package's own setup.py as packbench.algorithms.dedupe._jaccard_native (optional: without
  * a compiler the numpy path of exact.py runs, with the same answers). See docs/dedupe-speed.md.
  *
- * jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None
+ * jaccard_join(items, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None
  *
- *   texts      list of str, the pinned ones first, in input order.
- *   normalise  callable(str) -> str: NFKC then case folding (tokenise.normalise), for non-ASCII texts.
+ *   items      list of items (their `text`, a str, and for the active candidates `score`, a float), the
+ *              pinned ones first, in input order; read here rather than by a Python loop.
+ *   nfkc       callable(str) -> str: the NFKC form (tokenise.nfkc), for non-ASCII texts; C folds its
+ *              characters' case as str.casefold does (character by character).
  *   char_class callable(str) -> str: a character's class in the word rule (tokenise._char_class: W letter
  *              or digit, M combining mark, S a word by itself, space otherwise); asked once per character.
  *   empty_key  callable(str) -> bytes: the signature of a text without words (NUL first, never a word).
- *   join_order callable(bytes) -> int64 buffer: given the active mask (one byte per text), the active
+ *   join_order callable(bytes, bytes) -> int64 buffer: given the active mask (one byte per text) and the
+ *              scores (float64 per item; 0 for the pinned and the inactive ones), the active
  *              texts' positions in join order (active pinned ones first, in input order, then the active
  *              candidates in visiting order).
  *
@@ -48,6 +51,11 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if PY_VERSION_HEX < 0x030C0000
+#include <structmember.h>
+#define Py_T_OBJECT T_OBJECT
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
 
 #define K0 0x9E3779B97F4A7C15ULL
 #define K1 0xC2B2AE3D27D4EB4FULL
@@ -58,16 +66,27 @@
 #ifdef JACCARD_TIMING
 #include <time.h>
 static double now_(void) { struct timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return ts.tv_sec + ts.tv_nsec * 1e-9; }
-#define STAMP(name) do { double t_ = now_(); fprintf(stderr, "%s %.1f ms\n", name, (t_ - stamp_) * 1e3); stamp_ = t_; } while (0)
+static double unicode_seconds;
+#define STAMP(name) do { double t_ = now_(); fprintf(stderr, "%s %.2f ms\n", name, (t_ - stamp_) * 1e3); stamp_ = t_; } while (0)
 #else
 #define STAMP(name) do { } while (0)
 #endif
 #define ID_BITS 21
-/* Radix partitions of the counting filter: about this many entries each, counted in 2^LOCAL_BITS bytes. */
+/* The counting filter: up to DIRECT_ENTRIES hashes in one table of at most 2^DIRECT_BITS bytes (in L2); more in
+ * radix partitions of about PARTITION_ENTRIES, each counted in 2^LOCAL_BITS bytes (entries are 16 bits). */
+#define DIRECT_ENTRIES 131072
+#define DIRECT_BITS 19
 #define PARTITION_ENTRIES 16384
 #define LOCAL_BITS 16
-#define PART(h, pb) ((pb) ? (uint32_t)(h) >> (32 - (pb)) : 0u)
-#define LOCAL(h, pb, lb) ((uint32_t)((uint32_t)(h) << (pb)) >> (32 - (lb)))
+
+/* The radix bits for `total` hashes: 0 (one table) up to DIRECT_ENTRIES, else partitions of at most about
+ * PARTITION_ENTRIES. */
+static int partition_bits(size_t total) {
+    int pb = 0;
+    if (total <= DIRECT_ENTRIES) return 0;
+    while ((total >> pb) > PARTITION_ENTRIES && pb < 32 - LOCAL_BITS) pb++;
+    return pb < 1 ? 1 : pb;
+}
 #define MAX_IDS (1u << ID_BITS)
 
 static uint8_t WORD_BYTE[256]; /* 1 for a word byte */
@@ -129,17 +148,24 @@ static int vec_reserve(vec *v, size_t need) {
 }
 
 
+/* A non-ASCII character's case folding (1-3 characters) and their classes in the word rule. */
+typedef struct { Py_UCS4 key, ch[3]; uint8_t n; char cls[3]; } folding;
+
 /* What stage A/C read of a text: its bytes, whether they need folding. */
 typedef struct {
     PyObject **forms;   /* per text: NULL (ASCII, read in place), or the bytes read instead (owned) */
     uint8_t *empty;     /* per text: 1 if the text has no words (forms holds its signature key) */
-    PyObject *normalise, *char_class;  /* tokenise.normalise, and a character's class in the word rule */
-    char *bmp;          /* class per BMP character, filled on first sight (0: not yet asked) */
+    PyObject *nfkc, *char_class;  /* NFKC (tokenise.nfkc), and a character's class in the word rule */
+    folding *folds;     /* open addressing by character (key 0: free), filled on first sight */
+    size_t fold_mask, fold_used;
 } sources;
 
-static int class_of(sources *src, Py_UCS4 ch, char *out) {
-    if (!src->bmp && !(src->bmp = calloc(0x10000, 1))) { PyErr_NoMemory(); return -1; }  /* on first use */
-    if (ch < 0x10000 && src->bmp[ch]) { *out = src->bmp[ch]; return 0; }
+static char ascii_class(Py_UCS4 ch) {  /* tokenise._char_class on ASCII: letters and digits are W */
+    return ((ch | 0x20) - 'a' < 26u || ch - '0' < 10u) ? 'W' : ' ';
+}
+
+static int ask_class(sources *src, Py_UCS4 ch, char *out) {
+    if (ch < 0x80) { *out = ascii_class(ch); return 0; }
     PyObject *u = PyUnicode_FromOrdinal((int)ch);
     if (!u) return -1;
     PyObject *r = PyObject_CallOneArg(src->char_class, u);
@@ -152,58 +178,171 @@ static int class_of(sources *src, Py_UCS4 ch, char *out) {
     }
     *out = (char)PyUnicode_READ_CHAR(r, 0);
     Py_DECREF(r);
-    if (ch < 0x10000) src->bmp[ch] = *out;
     return 0;
 }
 
-/* A non-ASCII text's words joined by spaces, UTF-8 (surrogates as three bytes, as "surrogatepass"): its
- * normalised form's characters classed W (letter/digit), M (combining mark), S (a word by itself) or a
- * space, and words the runs "SM*" and "W[WM]*" (tokenise._TOKEN). */
+static int folds_grow(sources *src) {
+    size_t slots = src->folds ? (src->fold_mask + 1) * 2 : 256;
+    folding *t = calloc(slots, sizeof(folding));
+    if (!t) return -1;
+    if (src->folds)
+        for (size_t j = 0; j <= src->fold_mask; j++) {
+            if (!src->folds[j].key) continue;
+            size_t k = (size_t)(finish(src->folds[j].key) & (slots - 1));
+            while (t[k].key) k = (k + 1) & (slots - 1);
+            t[k] = src->folds[j];
+        }
+    free(src->folds);
+    src->folds = t;
+    src->fold_mask = slots - 1;
+    return 0;
+}
+
+/* The folding of a character >= 0x80: str.casefold is a per-character map (no context), so it is asked of
+ * Python once per character and call, with the classes of what it gives. */
+static const folding *fold_of(sources *src, Py_UCS4 ch) {
+    if ((!src->folds || (src->fold_used + 1) * 2 > src->fold_mask) && folds_grow(src)) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    size_t j = (size_t)(finish(ch) & src->fold_mask);
+    while (src->folds[j].key) {
+        if (src->folds[j].key == ch) return &src->folds[j];
+        j = (j + 1) & src->fold_mask;
+    }
+    folding f = {0};
+    PyObject *u = PyUnicode_FromOrdinal((int)ch);
+    if (!u) return NULL;
+    PyObject *r = PyObject_CallMethod(u, "casefold", NULL);
+    Py_DECREF(u);
+    if (!r) return NULL;
+    Py_ssize_t k = PyUnicode_GET_LENGTH(r);
+    if (k < 1 || k > 3) {  /* Unicode's full case folding maps a character to 1-3 */
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_ValueError, "casefold gave an unexpected length");
+        return NULL;
+    }
+    f.key = ch;
+    f.n = (uint8_t)k;
+    for (Py_ssize_t q = 0; q < k; q++) {
+        f.ch[q] = PyUnicode_READ_CHAR(r, q);
+        if (ask_class(src, f.ch[q], &f.cls[q])) { Py_DECREF(r); return NULL; }
+    }
+    Py_DECREF(r);
+    src->folds[j] = f;
+    src->fold_used++;
+    return &src->folds[j];
+}
+
+/* Appends a character as UTF-8 (surrogates as three bytes, as "surrogatepass"); out has room for 4. */
+static inline Py_ssize_t put_utf8(uint8_t *out, Py_ssize_t o, Py_UCS4 ch) {
+    if (ch < 0x80) out[o++] = (uint8_t)ch;
+    else if (ch < 0x800) { out[o++] = (uint8_t)(0xC0 | ch >> 6); out[o++] = (uint8_t)(0x80 | (ch & 0x3F)); }
+    else if (ch < 0x10000) {
+        out[o++] = (uint8_t)(0xE0 | ch >> 12); out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F));
+        out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+    } else {
+        out[o++] = (uint8_t)(0xF0 | ch >> 18); out[o++] = (uint8_t)(0x80 | (ch >> 12 & 0x3F));
+        out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F)); out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+    }
+    return o;
+}
+
+/* A non-ASCII text's words joined by spaces, UTF-8: the characters of its NFKC form, case folded, classed
+ * W (letter/digit), M (combining mark), S (a word by itself) or a space, and the words the runs "SM*" and
+ * "W[WM]*" (tokenise._TOKEN: leftmost, so a run ends where its class rule breaks). */
 static PyObject *unicode_words(sources *src, PyObject *text) {
-    PyObject *norm = PyObject_CallOneArg(src->normalise, text);
+    PyObject *norm = PyObject_CallOneArg(src->nfkc, text);
     if (!norm) return NULL;
     if (!PyUnicode_Check(norm)) {
         Py_DECREF(norm);
-        PyErr_SetString(PyExc_TypeError, "normalise must return a str");
+        PyErr_SetString(PyExc_TypeError, "nfkc must return a str");
         return NULL;
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(norm), o = 0, i = 0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(norm), o = 0;
     int kind = PyUnicode_KIND(norm);
     const void *data = PyUnicode_DATA(norm);
-    char *c = malloc((size_t)n + 1);
-    if (!c) { Py_DECREF(norm); return PyErr_NoMemory(); }
-    for (Py_ssize_t j = 0; j < n; j++)
-        if (class_of(src, PyUnicode_READ(kind, data, j), c + j)) { free(c); Py_DECREF(norm); return NULL; }
-    PyObject *pair = norm;  /* released below, as the classes are */
-    uint8_t *out = malloc((size_t)n * 5 + 1);
-    if (!out) { free(c); Py_DECREF(pair); return PyErr_NoMemory(); }
-    while (i < n) {
-        char k = c[i];
-        if (k != 'W' && k != 'S') { i++; continue; }
-        Py_ssize_t start = i++;
-        while (i < n && (c[i] == 'M' || (k == 'W' && c[i] == 'W'))) i++;
-        if (o) out[o++] = ' ';
-        for (Py_ssize_t j = start; j < i; j++) {
-            Py_UCS4 ch = PyUnicode_READ(kind, data, j);
-            if (ch < 0x80) out[o++] = (uint8_t)ch;
-            else if (ch < 0x800) { out[o++] = (uint8_t)(0xC0 | ch >> 6); out[o++] = (uint8_t)(0x80 | (ch & 0x3F)); }
-            else if (ch < 0x10000) {
-                out[o++] = (uint8_t)(0xE0 | ch >> 12); out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F));
-                out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+    /* per character of the NFKC form: at most 3 folded ones, each at most 4 bytes and a separator */
+    if ((size_t)n > ((size_t)PY_SSIZE_T_MAX - 1) / 15) { Py_DECREF(norm); return PyErr_NoMemory(); }
+    uint8_t *out = malloc((size_t)n * 15 + 1);
+    if (!out) { Py_DECREF(norm); return PyErr_NoMemory(); }
+    char run = ' ';  /* the class the current word started with (W or S), or ' ' outside a word */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c0 = PyUnicode_READ(kind, data, i);
+        if (c0 < 0x80) {  /* most characters: a letter or digit (lower-cased), else a space */
+            if (ascii_class(c0) != 'W') { run = ' '; continue; }
+            if (run != 'W') {
+                if (o) out[o++] = ' ';
+                run = 'W';
+            }
+            out[o++] = (uint8_t)(c0 - 'A' < 26u ? c0 | 0x20 : c0);
+            continue;
+        }
+        const folding *f = fold_of(src, c0);
+        if (!f) { free(out); Py_DECREF(norm); return NULL; }
+        for (int q = 0; q < f->n; q++) {
+            char k = f->cls[q];
+            if (k == 'M' && run != ' ') { o = put_utf8(out, o, f->ch[q]); continue; }  /* joins its run */
+            if (k == 'W' && run == 'W') { o = put_utf8(out, o, f->ch[q]); continue; }
+            if (k == 'W' || k == 'S') {  /* a new word */
+                if (o) out[o++] = ' ';
+                o = put_utf8(out, o, f->ch[q]);
+                run = k;
             } else {
-                out[o++] = (uint8_t)(0xF0 | ch >> 18); out[o++] = (uint8_t)(0x80 | (ch >> 12 & 0x3F));
-                out[o++] = (uint8_t)(0x80 | (ch >> 6 & 0x3F)); out[o++] = (uint8_t)(0x80 | (ch & 0x3F));
+                run = ' ';  /* a space, or a mark outside a word */
             }
         }
     }
-    Py_DECREF(pair);
-    free(c);
+    Py_DECREF(norm);
     PyObject *b = PyBytes_FromStringAndSize((const char *)out, o);
     free(out);
     return b;
 }
 
-static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
+/* How an item's attribute is read: straight from its slot when the item is of exactly the type whose
+ * __slots__ member the generic getattr would find first (as the interpreter's specialised attribute load
+ * does: a member is a data descriptor, so the instance has no say), else by getattr. */
+typedef struct { PyTypeObject *type; Py_ssize_t offset; PyObject *name; } attr_reader;
+
+static void attr_reader_init(attr_reader *r, PyObject *item, PyObject *name) {
+    PyTypeObject *tp = Py_TYPE(item);
+    r->type = NULL;
+    r->offset = 0;
+    r->name = name;
+    if (tp->tp_getattro != PyObject_GenericGetAttr) return;
+    PyObject *d = _PyType_Lookup(tp, name);  /* borrowed */
+    if (!d || !Py_IS_TYPE(d, &PyMemberDescr_Type)) return;
+    PyMemberDescrObject *md = (PyMemberDescrObject *)d;
+    const PyMemberDef *m = md->d_member;
+    if ((m->type != Py_T_OBJECT_EX && m->type != Py_T_OBJECT) || !PyType_IsSubtype(tp, PyDescr_TYPE(md))
+        || m->offset < (Py_ssize_t)sizeof(PyObject) || (size_t)m->offset + sizeof(PyObject *) > (size_t)tp->tp_basicsize)
+        return;
+    r->type = tp;
+    r->offset = m->offset;
+}
+
+static inline PyObject *read_attr(const attr_reader *r, PyObject *item) {  /* a new reference, or NULL */
+    if (Py_TYPE(item) == r->type) {
+        PyObject *v = *(PyObject **)((char *)item + r->offset);
+        if (v) { Py_INCREF(v); return v; }
+    }
+    return PyObject_GetAttr(item, r->name);  /* other types, and an unset slot (its AttributeError) */
+}
+
+/* A text a few ahead is fetched while this one is read: its header and first bytes are a cache miss each
+ * once the batch outgrows the cache, and the hardware prefetcher only follows the bytes within a text. */
+#define PREFETCH_AHEAD 4
+static inline void prefetch_text(PyObject *s) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(s);
+    __builtin_prefetch((const char *)s + 64);
+    __builtin_prefetch((const char *)s + 128);
+#else
+    (void)s;
+#endif
+}
+
+static int text_bytes(PyObject *const *texts, sources *src, Py_ssize_t t,
                       const uint8_t **p, Py_ssize_t *n, int *fold) {
     if (src->forms[t]) {
         *p = (const uint8_t *)PyBytes_AS_STRING(src->forms[t]);
@@ -211,7 +350,7 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
         *fold = 0;
         return 0;
     }
-    PyObject *s = PyList_GET_ITEM(texts, t);
+    PyObject *s = texts[t];
     if (!PyUnicode_Check(s)) {
         PyErr_Format(PyExc_TypeError, "text %zd is not a str", t);
         return -1;
@@ -225,7 +364,13 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
         *fold = 1;
         return 0;
     }
+#ifdef JACCARD_TIMING
+    double t0_ = now_();
+#endif
     PyObject *b = unicode_words(src, s);
+#ifdef JACCARD_TIMING
+    unicode_seconds += now_() - t0_;
+#endif
     if (!b) return -1;
     src->forms[t] = b;
     *p = (const uint8_t *)PyBytes_AS_STRING(b);
@@ -234,8 +379,8 @@ static int text_bytes(PyObject *texts, sources *src, Py_ssize_t t,
     return 0;
 }
 
-static int set_empty(PyObject *texts, sources *src, Py_ssize_t t, PyObject *empty_key) {
-    PyObject *key = PyObject_CallOneArg(empty_key, PyList_GET_ITEM(texts, t));
+static int set_empty(PyObject *const *texts, sources *src, Py_ssize_t t, PyObject *empty_key) {
+    PyObject *key = PyObject_CallOneArg(empty_key, texts[t]);
     if (!key) return -1;
     if (!PyBytes_Check(key)) {
         Py_DECREF(key);
@@ -248,54 +393,74 @@ static int set_empty(PyObject *texts, sources *src, Py_ssize_t t, PyObject *empt
     return 0;
 }
 
-static inline int ctz32(uint32_t x) {
+static inline int ctz64(uint64_t x) {
 #if defined(_MSC_VER)
     unsigned long k;
-    _BitScanForward(&k, x);
+    _BitScanForward64(&k, x);
     return (int)k;
 #else
-    return __builtin_ctz(x);
+    return __builtin_ctzll(x);
 #endif
 }
 
-/* One bit per byte of p[b:b+16) (those before n): set for a word byte (as WORD_BYTE says). */
-static inline uint32_t word_mask(const uint8_t *p, Py_ssize_t b, Py_ssize_t n) {
+/* One bit per byte of the 64 readable bytes at p: set for a word byte (as WORD_BYTE says). */
+static inline uint64_t word_mask64(const uint8_t *p) {
 #ifdef __SSE2__
-    if (b + 16 <= n) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + b));
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
         /* ASCII letters: (v | 0x20) - 'a' below 26; digits: v - '0' below 10; bytes >= 0x80 */
         __m128i x = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
         __m128i alpha = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(25)), x);
         __m128i y = _mm_sub_epi8(v, _mm_set1_epi8('0'));
         __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(y, _mm_set1_epi8(9)), y);
         __m128i high = _mm_cmplt_epi8(v, _mm_setzero_si128());
-        return (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(alpha, digit), high));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(alpha, digit), high)) << (16 * k);
     }
-#endif
-    uint32_t m = 0;
-    Py_ssize_t e = n - b < 16 ? n - b : 16;
-    for (Py_ssize_t k = 0; k < e; k++) m |= (uint32_t)WORD_BYTE[p[b + k]] << k;
     return m;
+#else
+    uint64_t m = 0;
+    for (int k = 0; k < 64; k++) m |= (uint64_t)WORD_BYTE[p[k]] << k;
+    return m;
+#endif
 }
 
-/* Runs BODY for every word of bytes p[0:n), with START and LEN its span: the word bytes' runs, found 16
- * bytes at a time from the edges of the mask (a branch per edge, not one per byte). */
+/* The mask of p[b:n), fewer than 64 bytes, read from a zeroed copy (a zero byte is never a word byte). */
+static inline uint64_t tail_mask64(const uint8_t *p, Py_ssize_t b, Py_ssize_t n) {
+    uint8_t block[64] = {0};
+    memcpy(block, p + b, (size_t)(n - b));
+    return word_mask64(block);
+}
+
+/* Runs BODY for every word of bytes p[0:n), with START and LEN its span. Each 64-byte block's mask gives
+ * the words' starts and ends as bits; a start is paired with the next end (a word left open at the block's
+ * end is finished in a later block), so the branches are per word and per block, not per byte. */
 #define FOR_EACH_WORD(p, n, START, LEN, BODY)                                          \
     do {                                                                               \
-        Py_ssize_t w0_ = -1;                                                           \
-        for (Py_ssize_t b_ = 0; b_ < (n); b_ += 16) {                                  \
-            uint32_t m_ = word_mask((p), b_, (n));                                     \
-            uint32_t e_ = (m_ ^ ((m_ << 1) | (uint32_t)(w0_ >= 0))) & 0xFFFFu;         \
-            while (e_) {                                                               \
-                Py_ssize_t at_ = b_ + ctz32(e_);                                       \
-                e_ &= e_ - 1;                                                          \
-                if (w0_ < 0) { w0_ = at_; continue; }                                  \
-                Py_ssize_t START = w0_, LEN = at_ - w0_;                               \
-                w0_ = -1;                                                              \
+        Py_ssize_t open_ = -1;                                                         \
+        uint64_t carry_ = 0;                                                           \
+        for (Py_ssize_t b_ = 0; b_ < (n); b_ += 64) {                                  \
+            uint64_t m_ = b_ + 64 <= (n) ? word_mask64((p) + b_) : tail_mask64((p), b_, (n)); \
+            uint64_t sh_ = (m_ << 1) | carry_;                                         \
+            uint64_t st_ = m_ & ~sh_, en_ = ~m_ & sh_;                                 \
+            carry_ = m_ >> 63;                                                         \
+            if (open_ >= 0) {                                                          \
+                if (!en_) continue; /* the block is inside the open word */            \
+                Py_ssize_t START = open_, LEN = b_ + ctz64(en_) - open_;               \
+                en_ &= en_ - 1;                                                        \
+                open_ = -1;                                                            \
+                BODY                                                                   \
+            }                                                                          \
+            while (st_) {                                                              \
+                Py_ssize_t s_ = b_ + ctz64(st_);                                       \
+                st_ &= st_ - 1;                                                        \
+                if (!en_) { open_ = s_; break; }                                       \
+                Py_ssize_t START = s_, LEN = b_ + ctz64(en_) - s_;                     \
+                en_ &= en_ - 1;                                                        \
                 BODY                                                                   \
             }                                                                          \
         }                                                                              \
-        if (w0_ >= 0) { Py_ssize_t START = w0_, LEN = (n) - w0_; BODY }                \
+        if (open_ >= 0) { Py_ssize_t START = open_, LEN = (n) - open_; BODY }          \
     } while (0)
 
 /* A short word's code where 8 bytes can be read from its start (p[0:n) the text). */
@@ -308,8 +473,24 @@ static inline uint64_t short_code(const uint8_t *p, Py_ssize_t start, Py_ssize_t
     return v;
 }
 
-static inline uint64_t filter_code(const uint8_t *w, Py_ssize_t len, int fold) {
-    return len <= 8 ? load_word(w, len, fold) : hash_bytes(w, len, fold) | 1ULL;
+/* LOW_BYTES[k] keeps the first k bytes of a little-endian load. */
+static const uint64_t LOW_BYTES[9] = {0, 0xFFULL, 0xFFFFULL, 0xFFFFFFULL, 0xFFFFFFFFULL, 0xFFFFFFFFFFULL,
+                                      0xFFFFFFFFFFFFULL, 0xFFFFFFFFFFFFFFULL, ~0ULL};
+
+/* The counting filter's code of the word p[s:s+len) (p readable on [0, readable), readable >= 8): a function
+ * of the word's bytes with bit 5 set (ASCII lower case; the word forms of other texts are folded already, so
+ * the same word gets the same code in both), not one-to-one (long words: first and last 8 bytes and length),
+ * which is all the filter needs. Two loads and no branch on the word. */
+static inline uint64_t filter_code(const uint8_t *p, Py_ssize_t s, Py_ssize_t len, Py_ssize_t readable) {
+    Py_ssize_t at = s + 8 <= readable ? s : readable - 8, end = s + len - 8;
+    uint64_t v, w;
+    memcpy(&v, p + at, 8);
+    v >>= 8 * (s - at);
+    memcpy(&w, p + (end > 0 ? end : 0), 8);
+    v |= 0x2020202020202020ULL;
+    uint64_t short_code = v & LOW_BYTES[len < 8 ? len : 8];
+    uint64_t long_code = (v * K0 ^ (w | 0x2020202020202020ULL) * K1 ^ (uint64_t)len * K2) | 1ULL;
+    return len <= 8 ? short_code : long_code;
 }
 
 static inline int64_t prefix_length(int64_t size, double threshold, double slack) {
@@ -320,45 +501,40 @@ static inline int64_t prefix_length(int64_t size, double threshold, double slack
 }
 
 /* ---- exact word ids: an open-addressing table per kind (short words by code, long ones by bytes) ---- */
+/* A slot's key and id (and a long word's length) share 16 bytes: one cache line per probe. */
+typedef struct { uint64_t key; uint32_t id, len; } islot;
 typedef struct {
-    uint64_t *keys; uint32_t *ids; size_t mask, used;
-    /* long words: bytes kept in an arena */
-    size_t *at; uint32_t *len; vec arena;
+    islot *slots; size_t mask, used;
+    size_t *at; vec arena;  /* long words: their bytes, kept in an arena */
 } intern;
 
 static int intern_init(intern *tb, size_t slots, int with_bytes) {
     memset(tb, 0, sizeof *tb);
-    tb->keys = calloc(slots, sizeof(uint64_t));
-    tb->ids = malloc(slots * sizeof(uint32_t));
+    tb->slots = calloc(slots, sizeof(islot));
     tb->mask = slots - 1;
     tb->arena.size = 1;
-    if (with_bytes) {
-        tb->at = malloc(slots * sizeof(size_t));
-        tb->len = malloc(slots * sizeof(uint32_t));
-    }
-    return (tb->keys && tb->ids && (!with_bytes || (tb->at && tb->len))) ? 0 : -1;
+    if (with_bytes) tb->at = malloc(slots * sizeof(size_t));
+    return (tb->slots && (!with_bytes || tb->at)) ? 0 : -1;
 }
 
 static void intern_free(intern *tb) {
-    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len); free(tb->arena.p);
+    free(tb->slots); free(tb->at); free(tb->arena.p);
 }
 
 static int intern_grow(intern *tb) {
     size_t old = tb->mask + 1, slots = old * 2;
-    uint64_t *keys = calloc(slots, sizeof(uint64_t));
-    uint32_t *ids = malloc(slots * sizeof(uint32_t));
+    islot *ns = calloc(slots, sizeof(islot));
     size_t *at = tb->at ? malloc(slots * sizeof(size_t)) : NULL;
-    uint32_t *len = tb->at ? malloc(slots * sizeof(uint32_t)) : NULL;
-    if (!keys || !ids || (tb->at && (!at || !len))) { free(keys); free(ids); free(at); free(len); return -1; }
+    if (!ns || (tb->at && !at)) { free(ns); free(at); return -1; }
     for (size_t s = 0; s < old; s++) {
-        if (!tb->keys[s]) continue;
-        size_t j = (size_t)(finish(tb->keys[s]) & (slots - 1));
-        while (keys[j]) j = (j + 1) & (slots - 1);
-        keys[j] = tb->keys[s]; ids[j] = tb->ids[s];
-        if (at) { at[j] = tb->at[s]; len[j] = tb->len[s]; }
+        if (!tb->slots[s].key) continue;
+        size_t j = (size_t)(finish(tb->slots[s].key) & (slots - 1));
+        while (ns[j].key) j = (j + 1) & (slots - 1);
+        ns[j] = tb->slots[s];
+        if (at) at[j] = tb->at[s];
     }
-    free(tb->keys); free(tb->ids); free(tb->at); free(tb->len);
-    tb->keys = keys; tb->ids = ids; tb->at = at; tb->len = len; tb->mask = slots - 1;
+    free(tb->slots); free(tb->at);
+    tb->slots = ns; tb->at = at; tb->mask = slots - 1;
     return 0;
 }
 
@@ -366,13 +542,13 @@ static int intern_grow(intern *tb) {
 static inline uint32_t intern_short(intern *tb, uint64_t code, uint32_t *next_id) {
     size_t j = (size_t)(finish(code) & tb->mask);
     for (;;) {
-        uint64_t k = tb->keys[j];
-        if (k == code) return tb->ids[j];
+        uint64_t k = tb->slots[j].key;
+        if (k == code) return tb->slots[j].id;
         if (!k) break;
         j = (j + 1) & tb->mask;
     }
-    tb->keys[j] = code; tb->ids[j] = (*next_id)++;
-    uint32_t id = tb->ids[j];
+    uint32_t id = (*next_id)++;
+    tb->slots[j].key = code; tb->slots[j].id = id;
     if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
     return id;
 }
@@ -382,17 +558,17 @@ static uint32_t intern_long(intern *tb, const uint8_t *w, Py_ssize_t n, uint32_t
     uint64_t h = hash_bytes(w, n, 0) | 1ULL;
     size_t j = (size_t)(finish(h) & tb->mask);
     for (;;) {
-        uint64_t k = tb->keys[j];
+        uint64_t k = tb->slots[j].key;
         if (!k) break;
-        if (k == h && tb->len[j] == (uint32_t)n && !memcmp((uint8_t *)tb->arena.p + tb->at[j], w, (size_t)n))
-            return tb->ids[j];
+        if (k == h && tb->slots[j].len == (uint32_t)n && !memcmp((uint8_t *)tb->arena.p + tb->at[j], w, (size_t)n))
+            return tb->slots[j].id;
         j = (j + 1) & tb->mask;
     }
-    if (vec_reserve(&tb->arena, tb->arena.n + (size_t)n)) return UINT32_MAX;
+    if ((uint64_t)n > UINT32_MAX || vec_reserve(&tb->arena, tb->arena.n + (size_t)n)) return UINT32_MAX;
     memcpy((uint8_t *)tb->arena.p + tb->arena.n, w, (size_t)n);
-    tb->keys[j] = h; tb->ids[j] = (*next_id)++; tb->at[j] = tb->arena.n; tb->len[j] = (uint32_t)n;
+    uint32_t id = (*next_id)++;
+    tb->slots[j].key = h; tb->slots[j].id = id; tb->slots[j].len = (uint32_t)n; tb->at[j] = tb->arena.n;
     tb->arena.n += (size_t)n;
-    uint32_t id = tb->ids[j];
     if (++tb->used * 2 > tb->mask && intern_grow(tb)) return UINT32_MAX;
     return id;
 }
@@ -449,8 +625,8 @@ static int keyset_open(keyset *ks, Py_ssize_t n) {  /* an empty set with room fo
     return 0;
 }
 
-static inline int keyset_add(keyset *ks, uint64_t key) {  /* 1 if added, 0 if already there */
-    size_t j = (size_t)(finish(key) & ks->mask);
+static inline int keyset_add_h(keyset *ks, uint64_t key, uint64_t hash) {  /* 1 if added, 0 if there */
+    size_t j = (size_t)(hash & ks->mask);
     while (ks->gen[j] == ks->now) {
         if (ks->keys[j] == key) return 0;
         j = (j + 1) & ks->mask;
@@ -459,6 +635,8 @@ static inline int keyset_add(keyset *ks, uint64_t key) {  /* 1 if added, 0 if al
     ks->keys[j] = key;
     return 1;
 }
+
+static inline int keyset_add(keyset *ks, uint64_t key) { return keyset_add_h(ks, key, finish(key)); }
 
 static inline int keyset_has(const keyset *ks, uint64_t key) {
     size_t j = (size_t)(finish(key) & ks->mask);
@@ -502,33 +680,45 @@ static void sort_i32(int32_t *a, Py_ssize_t n) {
 
 /* ---- the join ---- */
 static PyObject *jaccard_join(PyObject *self, PyObject *args) {
-    PyObject *texts, *normalise, *char_class, *empty_key, *join_order;
+    PyObject *items, *nfkc, *char_class, *empty_key, *join_order;
     Py_ssize_t n_pinned;
     double threshold, slack;
-    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &texts, &n_pinned, &threshold, &slack, &normalise,
+    if (!PyArg_ParseTuple(args, "O!nddOOOO", &PyList_Type, &items, &n_pinned, &threshold, &slack, &nfkc,
                           &char_class, &empty_key, &join_order))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(texts);
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    if (n_pinned < 0 || n_pinned > n) {
+        PyErr_SetString(PyExc_ValueError, "n_pinned must be in [0, len(items)]");
+        return NULL;
+    }
+    PyObject **texts = calloc((size_t)n + 1, sizeof(PyObject *));  /* owned references */
+    double *scores = calloc((size_t)n + 1, sizeof(double));
+    PyObject *text_name = PyUnicode_InternFromString("text"), *score_name = PyUnicode_InternFromString("score");
+    attr_reader text_reader = {NULL, 0, text_name};
     PyObject *result = NULL, *order_obj = NULL;
     Py_buffer order_view = {0};
-    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), normalise, char_class,
-                   NULL};
+    sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), nfkc, char_class,
+                   NULL, 0, 0};
     vec hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
     hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
     int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
     int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
     uint8_t *table = NULL, *active = NULL;
     uint32_t *once = NULL;
-    uint64_t *entries = NULL;
-    size_t *poffs = NULL;
+    uint16_t *entries = NULL;
+    size_t *poffs = NULL, *hist = NULL;
+    int hist_bits = 0;
     intern shorts = {0}, longs = {0};
     keyset kset = {0};
     int interned = 0;
     int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL;
     int32_t *head = NULL, *ent = NULL, *nxt = NULL, *seen = NULL, *cands = NULL;
     uint32_t *pslot = NULL, *kslot = NULL;
-    uint16_t *cnt = NULL;
-    if (!src.forms || !src.empty || !occ || !hs_end) { PyErr_NoMemory(); goto done; }
+    uint8_t *cnt = NULL;
+    size_t cslots = 0;
+    int cbits = 0;
+    if (!src.forms || !src.empty || !occ || !hs_end || !texts || !scores) { PyErr_NoMemory(); goto done; }
+    if (!text_name || !score_name) goto done;
     if (n >= INT32_MAX) { result = Py_None; Py_INCREF(result); goto done; }  /* text ids are 32-bit here */
 #ifdef JACCARD_TIMING
     double stamp_ = now_();
@@ -537,16 +727,30 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once for the ASCII texts: at
      * most (length + 1) / 2 words each) */
     {
-        size_t bound = 0;
+        size_t bound = 0, guess = 0;
         for (Py_ssize_t t = 0; t < n; t++) {
-            PyObject *u = PyList_GET_ITEM(texts, t);
+            if (t + 2 * PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(items, t + 2 * PREFETCH_AHEAD));
+            PyObject *item = PyList_GET_ITEM(items, t);
+            if (!t) attr_reader_init(&text_reader, item, text_name);
+            if (!(texts[t] = read_attr(&text_reader, item))) goto done;
+            PyObject *u = texts[t];
             Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
             bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
+            guess += (size_t)len / 6 + 1;
         }
         if (vec_reserve(&hs, bound)) { PyErr_NoMemory(); goto done; }
+        /* The partitions' histogram is taken as each text's hashes are written (while they are in L1), with
+         * the partition bits of a guess of the total (about six characters a shingle); if the guess was far
+         * off, the histogram is taken again below. Either way only the speed depends on it. */
+        hist_bits = partition_bits(guess);
+        if (hist_bits && !(hist = calloc(((size_t)1 << hist_bits) + 1, sizeof(size_t)))) {
+            PyErr_NoMemory(); goto done;
+        }
     }
+    STAMP("A bound pass");
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
+        if (t + PREFETCH_AHEAD < n) prefetch_text(texts[t + PREFETCH_AHEAD]);
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         /* Each trigram's hash is written as its last word is read. The room for an ASCII text was reserved
          * above; a word form can be longer than its text (NFKC expands some characters), so its room is
@@ -555,8 +759,14 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         uint32_t *h = (uint32_t *)hs.p + hs.n;
         uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
         Py_ssize_t nw = 0;
-        FOR_EACH_WORD(p, len, s, wl, {
-            uint64_t c = wl <= 8 ? short_code(p, s, wl, len, fold) : filter_code(p + s, wl, fold);
+        /* filter_code reads 8 bytes anywhere in [0, readable): a text shorter than 8 bytes is read from a
+         * zeroed copy */
+        uint8_t pad[8] = {0};
+        const uint8_t *q = p;
+        Py_ssize_t readable = len;
+        if (len < 8) { memcpy(pad, p, (size_t)len); q = pad; readable = 8; }
+        FOR_EACH_WORD(q, len, s, wl, {
+            uint64_t c = filter_code(q, s, wl, readable);
             if (nw >= 2) h[nw - 2] = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
             else if (nw == 0) first = c;
             else second = c;
@@ -572,47 +782,73 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         }
         Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
         if (nw < 3) h[0] = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
+        if (hist)
+            for (Py_ssize_t j = 0; j < m; j++) hist[(h[j] >> (32 - hist_bits)) + 1]++;
         hs.n += (size_t)m;
         occ[t] = m;
         hs_end[t] = (int64_t)hs.n;
     }
+#ifdef JACCARD_TIMING
+    fprintf(stderr, "A of which unicode_words %.2f ms\n", unicode_seconds * 1e3);
+    unicode_seconds = 0;
+#endif
     STAMP("A tokenise+hash");
-    /* Counted by radix partitions: the hashes are scattered by their top bits with their text, then each
-     * partition is counted in a small table that stays in cache (about four slots per entry), so no
-     * access goes to a table the size of the batch. */
+    /* Counted in a table that stays in cache (about four one-byte slots per hash): in one table while the
+     * batch is small; otherwise by radix partitions, each hash's next bits scattered by its top bits (in
+     * text order) and each partition counted on its own, its entries then replaced by "seen once" flags,
+     * which a replay of the scatter in text order adds up per text. No access goes to a table the size of
+     * the batch, and an entry is two bytes. */
     active = malloc((size_t)n + 1);
     once = calloc((size_t)n + 1, sizeof(uint32_t));
     if (!active || !once) { PyErr_NoMemory(); goto done; }
     {
         size_t total = hs.n;
-        int pb = 0, lb = LOCAL_BITS;
-        while ((total >> pb) > PARTITION_ENTRIES && pb < 20) pb++;
-        if (pb + lb > 32) lb = 32 - pb;
+        int pb = partition_bits(total), lb = DIRECT_BITS;
+        if (pb && hist && hist_bits >= pb - 1 && hist_bits <= pb + 1) pb = hist_bits;  /* near enough */
+        if (pb) lb = LOCAL_BITS;
+        else  /* one table of about two slots a hash: fresh pages cost more than the collisions of a small one */
+            for (lb = 12; lb < DIRECT_BITS && ((size_t)1 << lb) < 2 * total; lb++) {}
         size_t parts = (size_t)1 << pb;
         const uint32_t *h = hs.p;
-        poffs = calloc(parts + 1, sizeof(size_t));
-        entries = big_alloc((total + 1) * sizeof(uint64_t));
         table = malloc((size_t)1 << lb);
-        if (!poffs || !entries || !table) { PyErr_NoMemory(); goto done; }
-        for (size_t j = 0; j < total; j++) poffs[PART(h[j], pb) + 1]++;
-        for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
-        {
-            size_t j = 0;
-            for (Py_ssize_t t = 0; t < n; t++)
-                for (; j < (size_t)hs_end[t]; j++) entries[poffs[PART(h[j], pb)]++] = (uint64_t)h[j] << 32 | (uint64_t)t;
-        }
-        /* poffs[q] is now the end of partition q */
-        size_t lo = 0;
-        for (size_t q = 0; q < parts; q++) {
-            size_t hi = poffs[q];
+        if (!table) { PyErr_NoMemory(); goto done; }
+        if (!pb) {
             memset(table, 0, (size_t)1 << lb);
-            for (size_t j = lo; j < hi; j++) {
-                uint32_t s = LOCAL(entries[j] >> 32, pb, lb);
+            for (size_t j = 0; j < total; j++) {
+                uint32_t s = h[j] >> (32 - lb);
                 table[s] += table[s] < 2;
             }
-            for (size_t j = lo; j < hi; j++)
-                once[(uint32_t)entries[j]] += table[LOCAL(entries[j] >> 32, pb, lb)] == 1;
-            lo = hi;
+            size_t j = 0;
+            for (Py_ssize_t t = 0; t < n; t++) {
+                uint32_t c = 0;
+                for (; j < (size_t)hs_end[t]; j++) c += table[h[j] >> (32 - lb)] == 1;
+                once[t] = c;
+            }
+        } else {
+            poffs = calloc(2 * parts + 1, sizeof(size_t));
+            entries = big_alloc((total + 1) * sizeof(uint16_t));
+            if (!poffs || !entries) { PyErr_NoMemory(); goto done; }
+            size_t *cursor = poffs + parts + 1;
+            if (pb == hist_bits) memcpy(poffs, hist, (parts + 1) * sizeof(size_t));
+            else for (size_t j = 0; j < total; j++) poffs[(h[j] >> (32 - pb)) + 1]++;
+            for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
+            STAMP("A count: histogram");
+            memcpy(cursor, poffs, parts * sizeof(size_t));
+            for (size_t j = 0; j < total; j++) entries[cursor[h[j] >> (32 - pb)]++] = (uint16_t)(h[j] >> (32 - pb - lb));
+            STAMP("A count: scatter");
+            for (size_t q = 0; q < parts; q++) {
+                memset(table, 0, (size_t)1 << lb);
+                for (size_t j = poffs[q]; j < poffs[q + 1]; j++) table[entries[j]] += table[entries[j]] < 2;
+                for (size_t j = poffs[q]; j < poffs[q + 1]; j++) entries[j] = table[entries[j]] == 1;
+            }
+            STAMP("A count: partitions");
+            memcpy(cursor, poffs, parts * sizeof(size_t));
+            size_t j = 0;
+            for (Py_ssize_t t = 0; t < n; t++) {
+                uint32_t c = 0;
+                for (; j < (size_t)hs_end[t]; j++) c += entries[cursor[h[j] >> (32 - pb)]++];
+                once[t] = c;
+            }
         }
     }
     /* B. the texts proven unable to match anything */
@@ -624,10 +860,26 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
 
     /* the join order, from the caller */
     {
+        /* the scores of the active candidates only (the others are never ordered) */
+        if (PyList_GET_SIZE(items) != n) {  /* read again below: a list changed under us is refused */
+            PyErr_SetString(PyExc_RuntimeError, "items changed size during the join");
+            goto done;
+        }
+        attr_reader score_reader = {NULL, 0, score_name};
+        if (n > n_pinned) attr_reader_init(&score_reader, PyList_GET_ITEM(items, n_pinned), score_name);
+        for (Py_ssize_t t = n_pinned; t < n; t++) {
+            if (!active[t]) continue;
+            PyObject *sc = read_attr(&score_reader, PyList_GET_ITEM(items, t));
+            if (!sc) goto done;
+            scores[t] = PyFloat_CheckExact(sc) ? PyFloat_AS_DOUBLE(sc) : PyFloat_AsDouble(sc);
+            Py_DECREF(sc);
+            if (scores[t] == -1.0 && PyErr_Occurred()) goto done;
+        }
         PyObject *mask = PyBytes_FromStringAndSize((const char *)active, n);
-        if (!mask) goto done;
-        order_obj = PyObject_CallOneArg(join_order, mask);
-        Py_DECREF(mask);
+        PyObject *sc = PyBytes_FromStringAndSize((const char *)scores, n * (Py_ssize_t)sizeof(double));
+        if (mask && sc) order_obj = PyObject_CallFunctionObjArgs(join_order, mask, sc, NULL);
+        Py_XDECREF(mask);
+        Py_XDECREF(sc);
         if (!order_obj || PyObject_GetBuffer(order_obj, &order_view, PyBUF_C_CONTIGUOUS)) goto done;
     }
     if (order_view.itemsize != 8 || order_view.len % 8) {
@@ -649,20 +901,35 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     koff = malloc(((size_t)na + 1) * sizeof(int64_t));
     size = malloc(((size_t)na + 1) * sizeof(int64_t));
     partner = malloc(((size_t)na + 1) * sizeof(int64_t));
-    if (!koff || !size || !partner || intern_init(&shorts, 1 << 12, 0) || intern_init(&longs, 1 << 10, 1)) {
-        PyErr_NoMemory(); goto done;
-    }
-    interned = 1;
+    if (!koff || !size || !partner) { PyErr_NoMemory(); goto done; }
     {
         size_t bound = 0;  /* the active texts' shingle occurrences */
         for (Py_ssize_t a = 0; a < na; a++) bound += (size_t)occ[order[a]];
         if (vec_reserve(&keys, bound)) { PyErr_NoMemory(); goto done; }
+        /* sized for a vocabulary of a sixteenth of the words (grown past that), so it is rarely rebuilt */
+        interned = 1;
+        if (intern_init(&shorts, pow2_at_least(bound / 8), 0) || intern_init(&longs, 1 << 10, 1)) {
+            PyErr_NoMemory(); goto done;
+        }
+        /* The active texts' distinct shingles are counted as they are found, by slot: a table of about one
+         * byte per two shingle occurrences (most shared shingles are held by two texts), saturating. */
+        cslots = pow2_at_least(bound / 2);
+        while (((size_t)1 << cbits) < cslots) cbits++;
+        cnt = big_alloc(cslots);
+        kslot = big_alloc((bound + 1) * sizeof(uint32_t));
+        if (!cnt || !kslot) { PyErr_NoMemory(); goto done; }
+        memset(cnt, 0, cslots);
     }
     uint32_t next_id = 0;
     koff[0] = 0;
     for (Py_ssize_t a = 0; a < na; a++) {
         Py_ssize_t t = (Py_ssize_t)order[a];
         const uint8_t *p; Py_ssize_t len; int fold;
+        /* the join order jumps about the batch: the text a few ahead is fetched while this one is read */
+        if (a + PREFETCH_AHEAD < na) {
+            Py_ssize_t ahead = (Py_ssize_t)order[a + PREFETCH_AHEAD];
+            prefetch_text(src.forms[ahead] ? src.forms[ahead] : texts[ahead]);
+        }
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         if (vec_reserve(&ids, (size_t)len / 2 + 2) || vec_reserve(&fold_buf, (size_t)len + 8)) {
             PyErr_NoMemory(); goto done;
@@ -698,8 +965,15 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         }
         if (keyset_open(&kset, m)) { PyErr_NoMemory(); goto done; }
         Py_ssize_t d = 0;
-        for (Py_ssize_t j = 0; j < m; j++)
-            if (keyset_add(&kset, k[j])) k[d++] = k[j];
+        uint32_t *ks = kslot + keys.n;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            uint64_t f = finish(k[j]);
+            if (!keyset_add_h(&kset, k[j], f)) continue;
+            uint32_t c = (uint32_t)(f >> (64 - cbits));
+            ks[d] = c;
+            cnt[c] += cnt[c] < UINT8_MAX;
+            k[d++] = k[j];
+        }
         keys.n += (size_t)d;
         size[a] = d;
         koff[a + 1] = (int64_t)keys.n;
@@ -708,22 +982,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
 
     STAMP("C exact keys");
     /* counts of the active texts' shingles (saturating), the prefixes' order and slots */
-    size_t cslots = pow2_at_least(keys.n);
-    int cbits = 0;
-    while (((size_t)1 << cbits) < cslots) cbits++;
-    cnt = big_alloc(cslots * sizeof(uint16_t));
-    if (cnt) memset(cnt, 0, cslots * sizeof(uint16_t));
     pk = malloc(((size_t)na + 1) * sizeof(int64_t));
     poff = malloc(((size_t)na + 1) * sizeof(int64_t));
-    kslot = big_alloc((keys.n + 1) * sizeof(uint32_t));
     pslot = big_alloc((keys.n + 1) * sizeof(uint32_t));  /* a prefix is never longer than its set */
-    if (!cnt || !pk || !poff || !kslot || !pslot) { PyErr_NoMemory(); goto done; }
+    if (!pk || !poff || !pslot) { PyErr_NoMemory(); goto done; }
     const uint64_t *K = keys.p;
-    for (size_t j = 0; j < keys.n; j++) {
-        uint32_t s = (uint32_t)(finish(K[j]) >> (64 - cbits));
-        kslot[j] = s;
-        cnt[s] += cnt[s] < UINT16_MAX;
-    }
     int64_t total = 0;
     for (Py_ssize_t a = 0; a < na; a++) {
         /* The text's shingles in (count, slot) order: those counted once (in no other active text) first;
@@ -800,9 +1063,12 @@ done:
     if (order_view.obj) PyBuffer_Release(&order_view);
     Py_XDECREF(order_obj);
     if (src.forms) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(src.forms[t]);
-    free(src.forms); free(src.empty); free(src.bmp);
+    if (texts) for (Py_ssize_t t = 0; t < n; t++) Py_XDECREF(texts[t]);
+    free(texts); free(scores);
+    Py_XDECREF(text_name); Py_XDECREF(score_name);
+    free(src.forms); free(src.empty); free(src.folds);
     free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
-    free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs);
+    free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs); free(hist);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
     free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
     free(seen); free(cands); free(pslot); free(kslot); free(cnt);
@@ -812,7 +1078,7 @@ done:
 
 static PyMethodDef METHODS[] = {
     {"jaccard_join", jaccard_join, METH_VARARGS,
-     "jaccard_join(texts, n_pinned, threshold, slack, normalise, char_class, empty_key, join_order) -> bytes | None"},
+     "jaccard_join(items, n_pinned, threshold, slack, nfkc, char_class, empty_key, join_order) -> bytes | None"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_jaccard_native",
