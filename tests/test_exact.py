@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms import STRATEGIES, Item, Problem, pack
+from packbench.algorithms.solvers import stages as stages_module
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP, dp_knapsack
@@ -120,7 +121,9 @@ def test_every_path_proves_the_same_canonical_optimum(monkeypatch):
     _check(first, prob, best)
     assert first.indices == ref.indices  # the DP's lexicographic optimum is the canonical one
     # The core search runs out of work and branch and bound "times out": the DP takes over, same set.
-    monkeypatch.setattr(exact_module, "minknap", lambda *a, **k: MinknapResult(None, -1, WORK_LIMIT, 0))
+    out_of_work = lambda *a, **k: MinknapResult(None, -1, WORK_LIMIT, 0)  # noqa: E731
+    monkeypatch.setattr(exact_module, "minknap", out_of_work)
+    monkeypatch.setattr(stages_module, "minknap", out_of_work)  # the probe before a direct DP too
     monkeypatch.setattr(exact_module, "bnb_knapsack", lambda w, s, room, limit: ([], False, 0.0))
     sel = Exact().select(prob)
     assert sel.optimal and sel.info["solver"] == "exact_dp" and sel.indices == first.indices

@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["DP_DIRECT_SEC", "PROBE_SHARE", "MIN_SLICE", "LEX_FIRST_SHARE", "RACE_SLICE", "PARETO_SHARE",
            "LEX_MAX_BYTES", "LEX_ITEM_SEC", "LEX_BYTE_SEC", "CORE_WORK", "HEAVY_SHARE", "HEAVY_PART",
            "HEAVY_WORK", "LEX_MIN_STATES", "LEX_PER_VISIT", "LEX_MAX_STATES", "GUARD_SEC", "GUARD_SHARE",
-           "SHARPEN_GAP", "SHARPEN_MIN_SEC", "SHARPEN_WORK"]
+           "SHARPEN_MIN_SEC", "SHARPEN_WORK"]
 
 # A DP estimated below this runs at once: a branch-and-bound probe would cost as much.
 DP_DIRECT_SEC = 0.02
@@ -48,10 +48,11 @@ LEX_MIN_STATES, LEX_PER_VISIT, LEX_MAX_STATES = 5 * 10**5, 0.5, 10**7
 # cannot be cut (a Pareto merge, OR-Tools' clock checks at growing intervals, the result's assembly)
 # then end within the limit even when a loaded machine stretches them (0.2-0.25 s past it before).
 GUARD_SEC, GUARD_SHARE = 0.1, 0.1
-# Before a direct DP estimated above SHARPEN_MIN_SEC, where the greedy set is more than SHARPEN_GAP
-# (relative) below the Dantzig bound, the expanding-core search runs for SHARPEN_WORK state visits
-# (a count: the same on every machine) for a better set; the reduction against it leaves a smaller
-# core to the DP (multiple_strongly_correlated, n = 200: an estimate of 5.2 ms became 0.6 ms, 3.5 ->
-# 1.0 ms CPU). Closer to the bound (the spanner classes, profit_ceiling) the search rarely finds a
-# better set and its call cost 0.1-0.5 ms for nothing; a cheaper DP is not worth the call either.
-SHARPEN_MIN_SEC, SHARPEN_GAP, SHARPEN_WORK = 1e-3, 1e-3, 2000
+# Before a direct DP estimated above SHARPEN_MIN_SEC the expanding-core search runs for SHARPEN_WORK
+# state visits (a count: the same on every machine). Where that proves the optimum (the bound meets the
+# greedy set at once on the spanner classes and profit_ceiling: 0-2 visits), the witness tie-break
+# gives the canonical set without the DP (profit_ceiling n = 1,000: 12.1 -> 1.5 ms CPU; spanner_strongly
+# n = 500: 15.5 -> 1.2 ms). Otherwise the reduction against its best set leaves a smaller core to the DP
+# (multiple_strongly_correlated, n = 200: an estimate of 5.2 ms became 0.6 ms); where it finds nothing
+# better (circle, spanner_weakly) the probe costs about 0.2 ms.
+SHARPEN_MIN_SEC, SHARPEN_WORK = 1e-3, 2000

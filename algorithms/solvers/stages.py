@@ -74,20 +74,23 @@ def better(a: list[int], b: list[int], profits: np.ndarray) -> list[int]:
 
 
 def sharpen(core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, red: Reduction,
-            deadline: float, cap: float, work: int) -> tuple[Reduction, list[int]]:
-    """(the reduction against the best set `work` visits of the expanding-core search find, that set).
+            deadline: float, cap: float, work: int) -> tuple[Reduction, list[int], int | None]:
+    """`work` visits of the expanding-core search: (reduction, best set, visits if that set is proven optimal).
 
-    Every optimum scores at least as much as any set found, so the reduction against it (margin 1)
-    keeps every optimum: the DP on its core finds the same canonical set, on fewer items. Where the
-    search finds nothing better than the greedy set, `red` and that set come back.
+    Proven (the third entry not None): the set is an optimum; the reduction is `red` unchanged.
+    Otherwise every optimum scores at least as much as any set found, so the reduction against it
+    (margin 1) keeps every optimum: the DP on its core finds the same canonical set, on fewer items.
+    Where the search finds nothing better than the greedy set, `red` and that set come back.
     """
     res = minknap(tokens[core], profits[core].astype(np.int64), red.room, deadline=deadline,
                   work_limit=work, max_bytes=cap)
     best = list(red.incumbent)
     if res.chosen is None:
-        return red, best
+        return red, best, None
     found = list(red.fixed_in) + [core[q] for q in res.chosen]
     known = float(profits[found].sum())
+    if res.proven:
+        return red, (found if known >= red.incumbent_score else best), res.work
     if known <= red.incumbent_score:
-        return red, best
-    return reduce_knapsack(tokens, profits, room, margin=1.0, known=known), found
+        return red, best, None
+    return reduce_knapsack(tokens, profits, room, margin=1.0, known=known), found, None

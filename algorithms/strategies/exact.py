@@ -17,13 +17,12 @@ from ..params import Param, int_in, real_in
 # The portfolio's budgets, under private names here: the tests patch them on this module.
 from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIRECT_SEC, GUARD_SEC as _GUARD_SEC,
                                GUARD_SHARE as _GUARD_SHARE, HEAVY_PART as _HEAVY_PART, HEAVY_SHARE as _HEAVY_SHARE,
-                               HEAVY_WORK as _HEAVY_WORK,
-                               LEX_BYTE_SEC as _LEX_BYTE_SEC, LEX_FIRST_SHARE as _LEX_FIRST_SHARE,
-                               LEX_ITEM_SEC as _LEX_ITEM_SEC, LEX_MAX_BYTES as _LEX_MAX_BYTES,
-                               LEX_MAX_STATES as _LEX_MAX_STATES, LEX_MIN_STATES as _LEX_MIN_STATES,
-                               LEX_PER_VISIT as _LEX_PER_VISIT, MIN_SLICE as _MIN_SLICE,
-                               PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE, RACE_SLICE as _RACE_SLICE,
-                               SHARPEN_GAP as _SHARPEN_GAP, SHARPEN_MIN_SEC as _SHARPEN_MIN_SEC,
+                               HEAVY_WORK as _HEAVY_WORK, LEX_BYTE_SEC as _LEX_BYTE_SEC,
+                               LEX_FIRST_SHARE as _LEX_FIRST_SHARE, LEX_ITEM_SEC as _LEX_ITEM_SEC,
+                               LEX_MAX_BYTES as _LEX_MAX_BYTES, LEX_MAX_STATES as _LEX_MAX_STATES,
+                               LEX_MIN_STATES as _LEX_MIN_STATES, LEX_PER_VISIT as _LEX_PER_VISIT,
+                               MIN_SLICE as _MIN_SLICE, PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE,
+                               RACE_SLICE as _RACE_SLICE, SHARPEN_MIN_SEC as _SHARPEN_MIN_SEC,
                                SHARPEN_WORK as _SHARPEN_WORK)
 from ..solvers.core.lex import LEX_STATE_BYTES
 from ..solvers.core.minknap import minknap, warm_up
@@ -43,10 +42,9 @@ __all__ = ["Exact"]
 def _lex_bytes(w: np.ndarray, p: np.ndarray, need: int, est: float, cap: float, share: float) -> float:
     """Bytes the lexicographic Pareto lists may store on a core (0: not worth trying).
 
-    Without memory for the capacity DP, `_LEX_MAX_BYTES`. Where the DP fits, what should cost
-    `share` of its estimated time (few distinct sizes, as in Jooken's class at small n): the cap
-    makes a wrong guess cheap. Never on subset sum: the bitset DP is far below `est` there, and
-    every state is on the front.
+    Without memory for the capacity DP, `_LEX_MAX_BYTES`. Where the DP fits, what should cost `share`
+    of its estimated time (few distinct sizes, as in Jooken's class at small n): the cap makes a wrong
+    guess cheap. Never on subset sum: the bitset DP is far below `est` there, every state on the front.
     """
     if need > cap:
         return min(cap, _LEX_MAX_BYTES)
@@ -66,9 +64,9 @@ class Exact(Strategy):
     The stages, in order (each in docs/exact.md): items that cannot fit or score <= 0 dropped, all
     taken if the rest fit; Dantzig-bound reduction against (greedy incumbent - 1), so only a free
     core is open; a core whose capacity DP is estimated under 20 ms goes to that DP (the canonical
-    set in one pass; first, over 1 ms and with the greedy set > 0.1% below the bound, 2,000 search
-    visits for a better set shrink the core: `stages.sharpen`); else the compiled expanding-core search (`minknap`, Pisinger 1997) for a fixed
-    number of state visits (``work_limit``, else 10^8; 10^6 on Jooken-shaped cores), whose optimum V
+    set in one pass; over 1 ms, 2,000 search visits first: their proof skips the DP, else their best
+    set shrinks its core: `stages.sharpen`); else the compiled expanding-core search (`minknap`,
+    Pisinger 1997) for a fixed number of visits (``work_limit``, else 10^8; 10^6 on Jooken cores), whose optimum V
     then gets the lexicographic tie-break (the DP, or `lex_first` Pareto lists up to a state cap; past
     it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
     `pareto_lex`, a branch-and-bound probe and the DP, or without memory for the DP the Pareto-list
@@ -78,13 +76,12 @@ class Exact(Strategy):
     one case where the set can differ between runs. Every choice between stages rests on counts and
     byte caps (`solvers.budgets`), never on measured time.
 
-    ``info["solver"]`` names the stage that proved the optimum ("trivial",
-    "reduction", "minknap", "exact_dp", "pareto_lex", "bnb", "pareto", "cpsat" or
-    "time_limit"); it can differ between runs on a loaded machine, the chosen
-    set does not. ``info["limit_kind"]`` is "wall": the time limit is wall-clock;
-    with ``work_limit`` set it is "work": only the expanding-core search runs (for
-    that many state visits), so whether the optimum is proven is the same on every
-    machine as long as the time limit is not reached first.
+    ``info["solver"]`` names the stage that proved the optimum ("trivial", "reduction", "minknap",
+    "exact_dp", "pareto_lex", "bnb", "pareto", "cpsat" or "time_limit"); it can differ between runs
+    on a loaded machine, the chosen set does not. ``info["limit_kind"]`` is "wall": the time limit is
+    wall-clock; with ``work_limit`` set it is "work": only the expanding-core search runs (for that
+    many state visits), so whether the optimum is proven is the same on every machine as long as the
+    time limit is not reached first.
 
     Params:
         time_limit: Total seconds for the solvers (default 60).
@@ -158,8 +155,12 @@ class Exact(Strategy):
         dp_fits = need <= cap
         if dp_fits and est <= _DP_DIRECT_SEC:  # a tiny DP: the canonical set in one pass
             best = list(red.incumbent)
-            if est > _SHARPEN_MIN_SEC and red.upper_bound - red.incumbent_score > _SHARPEN_GAP * red.upper_bound:
-                red, best = self._sharpen(core, tokens, profits, room, red, deadline, cap, _SHARPEN_WORK)
+            if est > _SHARPEN_MIN_SEC:  # a short probe: it often proves at once, else sharpens the DP's core
+                red, best, work = self._sharpen(core, tokens, profits, room, red, deadline, cap, _SHARPEN_WORK)
+                if work is not None:  # proven: the witness tie-break, no DP
+                    info["core_work"] = work
+                    return self._canonical(best, tokens, profits, room, deadline, info, core_set=best,
+                                           lex_states=_LEX_MIN_STATES, prefer_lists=True), "minknap"
                 core, fixed = list(red.free), list(red.fixed_in)
             return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
@@ -245,7 +246,7 @@ class Exact(Strategy):
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
                    settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True,
-                   core_set: list[int] | None = None, lex_states: int = 0) -> list[int]:
+                   core_set: list[int] | None = None, lex_states: int = 0, prefer_lists: bool = False) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
@@ -262,7 +263,7 @@ class Exact(Strategy):
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
-        if core_set is not None and not (need <= cap and est <= _DP_DIRECT_SEC):
+        if core_set is not None and (prefer_lists or not (need <= cap and est <= _DP_DIRECT_SEC)):
             return self._core_lex(core, fixed, core_set, tokens, profits, canon.room, deadline, info,
                                   min(lex_states, cap // LEX_STATE_BYTES))
         # Where the DP fits, the lists go first when they should cost under half of it.
