@@ -112,17 +112,45 @@ def _float64_dpp(problem: Problem, theta: float) -> list[str]:
 @settings(max_examples=300, deadline=None)
 @given(near_tie_problems(), st.sampled_from([0.0, 0.5, 2.0]))
 def test_float32_dpp_picks_what_the_float64_cholesky_loop_picks(problem, theta):
-    # Near-repeats below and above float32's resolution, zero rows and near-equal scores: every step the
-    # float32 bounds cannot separate is decided in float64, so the picks are the float64 loop's. (`dpp`
-    # routes pools this small to the float64 loop: the float32 path is called directly.)
-    from packbench.algorithms.strategies.dpp import float32_picks, quality_weights
+    # Near-repeats below and above float32's resolution, zero rows and near-equal scores: a step the
+    # float32 bounds separate is certified, any other is left to the float64 loop (None), so the picks
+    # are the float64 loop's. (`dpp` routes pools this small to the float64 loop: the float32 path is
+    # called directly, and through `dpp` with the routing threshold at 0.)
+    from packbench.algorithms.strategies import dpp as dpp_module
 
     cands, want = problem.candidates, _float64_dpp(problem, theta)
     if cands:
-        q = quality_weights(np.array([it.score for it in cands]), theta)
-        fast = float32_picks(cands, q, np.array([it.tokens for it in cands], dtype=np.int64), problem.room)
-        assert fast is not None and [cands[k].id for k in fast] == want
+        q = dpp_module.quality_weights(np.array([it.score for it in cands]), theta)
+        fast = dpp_module.float32_picks(cands, q, np.array([it.tokens for it in cands], dtype=np.int64), problem.room)
+        assert fast is None or [cands[k].id for k in fast] == want
     assert DPP(theta=theta, similarity="cosine").select(problem).info["pick_order"] == want
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dpp_module, "FLOAT32_MIN_N", 0)
+        assert DPP(theta=theta, similarity="cosine").select(problem).info["pick_order"] == want
+
+
+def test_float32_dpp_leaves_a_step_float64_computations_cannot_settle_to_the_float64_loop():
+    # Found by hypothesis: c03 and c06 are 1e-12 apart and nearly in the span of c00 and c07 (residual
+    # 7e-7), so their float64 residuals differ by 1.4e-9 relative through this basis and by less than the
+    # 1e-9 tie tolerance through the Cholesky loop. Deciding in float64 here picked c06 where the
+    # definition picks c03.
+    from packbench.algorithms.strategies.dpp import float32_picks, quality_weights
+
+    def row(*hexes):
+        return np.array([float.fromhex(h) for h in hexes])
+
+    zero = np.zeros(4)
+    rows = [row("-0x1.9f4852dd927c0p-1", "-0x1.b80f2d02e7b42p-4", "-0x1.a637e7bec83d6p-3", "0x1.08560c1735f9dp+2"),
+            zero, zero,
+            row("-0x1.a69dd889976e9p-1", "-0x1.b1a09e46bc46fp-4", "-0x1.a558f28533a49p-3", "0x1.09914cdddc7efp+2"),
+            zero, zero,
+            row("-0x1.a69dd889996adp-1", "-0x1.b1a09e469764dp-4", "-0x1.a558f285301e0p-3", "0x1.09914cdddc94cp+2"),
+            row("0x1.24bbcea47831dp+0", "0x1.2774d998d8d23p-3", "-0x1.47d952bb0024ap-4", "0x1.ce5a635c12878p-1")]
+    cands = tuple(Item(f"c{k:02d}", f"t{k}", 0.5, 1, embedding=v) for k, v in enumerate(rows))
+    problem = Problem(cands, 3, ())
+    q = quality_weights(np.full(8, 0.5), 0.0)
+    assert _float64_dpp(problem, 0.0) == ["c00", "c07", "c03"]
+    assert float32_picks(cands, q, np.ones(8, dtype=np.int64), 3) is None
 
 
 def test_float32_dpp_certifies_past_its_basis_buffer_and_leaves_out_near_repeats():

@@ -20,7 +20,7 @@ from ..vectors import CosineColumns, embedding_matrix, problem_embeddings
 from .base import Strategy
 from .greedy import bounded_selection
 from .diversity_kernels import cosine32_bound, float32_inverse_norms, tie_break
-from .dpp_kernel import DONE, FULL, LOST, dpp32_steps, dpp_steps
+from .dpp_kernel import CONTENDED, DONE, FULL, LOST, dpp32_steps, dpp_steps
 from .dpp_kernel import warm_up as _warm_up
 from .mmr import relevance
 
@@ -217,15 +217,18 @@ def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, e64: np.n
     row's float64 error): the Cholesky recursion of `dpp_picks` would carry float32 errors through
     divisions by the residuals, with no such bound. A step where a second candidate (or the volume
     floor) is within those bounds plus the tie tolerance of the best is decided in float64 among
-    those contenders. So the picks are those of `dpp_picks` on float64 columns, up to the last-bit
-    differences between two float64 computations of a residual that the tie tolerance absorbs.
+    those contenders; where that float64 comparison is within 64 (dim + t + 8) ulps of q^2 of the tie
+    tolerance or the floor, two float64 computations of the residual (this basis, the Cholesky loop)
+    may disagree (seen at residuals of 7e-7 from vectors 1e-12 apart), and None sends the caller to
+    `dpp_picks`, the definition's own loop. So the picks are those of `dpp_picks`.
 
     Args:
         e64, e32: The candidates' float64 rows and their float32 copy, when the caller has them.
 
     Returns:
-        The picks, or None when a row's norm is outside float32's safe range, or a pick lies so
-        nearly in the span of the others that the float64 basis loses precision (use `dpp_picks`).
+        The picks, or None (use `dpp_picks`) when a row's norm is outside float32's safe range, a float64
+        comparison is too close to call, or a pick lies so nearly in the span of the others that the
+        float64 basis loses precision.
     """
     n = len(cands)
     e64 = embedding_matrix(cands, "strategy 'dpp'") if e64 is None else e64
@@ -251,7 +254,7 @@ def float32_picks(cands, q: np.ndarray, tokens: np.ndarray, room: int, e64: np.n
                                              left, floor, gamma, _TIE_TOL, state, chosen, count, forced, ties, exact)
         if status == DONE:
             return chosen[:count].tolist()
-        if status == LOST:
+        if status in (LOST, CONTENDED):
             return None
         if status == FULL:
             basis, basis32, forced = np.concatenate([basis, basis]), np.concatenate([basis32, basis32]), j

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["dpp_steps", "dpp32_steps", "warm_up", "DONE", "TIED", "FULL", "LOST"]
+__all__ = ["dpp_steps", "dpp32_steps", "warm_up", "DONE", "TIED", "FULL", "LOST", "CONTENDED"]
 
 # `dpp_steps` statuses: nothing fits or adds volume; a tie to break; the row buffer is full.
 DONE, TIED, FULL = -1, -2, -3
@@ -107,6 +107,8 @@ def warm_up() -> None:
 # `dpp32_steps`' extra status: the float64 basis lost its precision (a pick nearly in the span of
 # the others); the caller reruns the float64 path.
 LOST = -4
+# ... and: a float64 comparison between contenders is too close to call; the caller reruns the float64 path.
+CONTENDED = -5
 _U53 = 2.0**-53
 
 
@@ -143,7 +145,8 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
     (2 s1_i + t G) + slack)`` of its exact value, G the largest g_t, s1_i the sum of the ``|p_it|`` and
     slack the float64 sum's rounding plus ``t (4 E + (dim + 2 t + 8) 2**-53)`` for the rows' departure
     from an orthonormal basis of the span (E the largest e_t). A step whose best is not ahead of every other fitting candidate (and of the
-    floor) by these bounds plus the tie tolerance recomputes its contenders in float64 (`_gain64`).
+    floor) by these bounds plus the tie tolerance recomputes its contenders in float64 (`_gain64`), and
+    a float64 comparison too close to call is left to the float64 loop (`CONTENDED`).
 
     Args:
         e32, inv: float32 rows and float64 1 / their float32 norms (0 for a zero row).
@@ -160,7 +163,8 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
 
     Returns:
         (count, left, status, j): `DONE`; `TIED` with the first j entries of `ties` tied in float64;
-        `FULL` with the pick j to make once the basis buffers are grown; `LOST`.
+        `CONTENDED` (a float64 comparison too close to call: the caller runs the float64 loop); `FULL`
+        with the pick j to make once the basis buffers are grown; `LOST`.
     """
     n, dim = e32.shape
     j = forced
@@ -233,16 +237,24 @@ def dpp32_steps(e32, inv, e64, inv64, diag, q2, res, s1, gate, basis, basis32, t
                     contenders += 1
         if contenders == 1 and best - err > floor:
             continue  # j is certified: the float64 rule takes it too
-        # Contended: the float64 rule among the contenders.
-        top = -np.inf
+        # Contended: the float64 rule among the contenders, unless a comparison falls within what two
+        # float64 computations of a residual (this basis, the Cholesky loop: each within about
+        # (dim + t + 8) ulps of q_i^2, taken 64 times over) may disagree on; then only the definition's
+        # own loop decides (seen: residuals of 7e-7 from vectors 1e-12 apart, 1.4e-9 apart relative
+        # through this basis and within the 1e-9 tie tolerance through the loop).
+        top, near = -np.inf, 64.0 * (dim + t + 8) * _U53
         for c in range(contenders):
             exact[c] = _gain64(e64, inv64, diag, q2, basis, t, ties[c])
             if exact[c] > top:
-                top = exact[c]
+                top, j = exact[c], ties[c]
+        if abs(top - floor) <= near * q2[j]:
+            return count, left, CONTENDED, contenders
         if top <= floor:
             return count, left, DONE, -1
         tied = 0
         for c in range(contenders):  # compacted in place: entry c moves to tied <= c
+            if abs(exact[c] - (top - tol * top)) <= near * (q2[ties[c]] + q2[j]):
+                return count, left, CONTENDED, contenders
             if exact[c] >= top - tol * top:
                 ties[tied] = ties[c]
                 tied += 1
