@@ -28,8 +28,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .bounds import _AFFINE_TRIES, _bound, _fill_value, _flip_bound, affine_step, surrogate_bound
+from .bounds import _AFFINE_TRIES, _bound, _fill_value, _flip_bound, _floor_bound, affine_step, surrogate_bound
 from .clock import monotonic_now
+from .heavy import CLASS_KEEP, CLASS_TRIAL, COUNT_BITS, class_bound, class_tables, step_tables
 from .runs import MIN_RUN, run_bound, run_tables
 
 __all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "affine_step", "surrogate_bound"]
@@ -73,7 +74,7 @@ def _best_swap(w, p, b, c, wb, pb):
 
 
 @njit(cache=True)
-def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
+def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
     """Run the expanding-core search on items sorted by efficiency (see the module docstring).
 
     Args:
@@ -83,6 +84,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
         clock_id, deadline: `monotonic_now` clock and the time on it to stop by.
         work_limit: Stop after this many state visits (0: no limit).
         max_states: Most state slots the two lists may hold.
+        classes: The weight classes j of `heavy.weight_classes` (int64, empty: no class bound).
 
     Returns:
         (status, best profit, step of the best state (-1: the greedy set, -2: none above `lower`,
@@ -115,6 +117,12 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
     for k in range(1, n):
         gp = math.gcd(gp, p[k])
     a, ga = affine_step(w, p, gp, _AFFINE_TRIES)
+    nc = len(classes)
+    lw, lq, pre_p, pre_w, suf_p, suf_w, flags = class_tables(w, p, c, classes)
+    count_slots = min(_FIRST_SLOTS, max_states) if nc else 1  # no counts to keep without a class
+    H, H2 = np.zeros(count_slots, np.int64), np.zeros(count_slots, np.int64)
+    keep_add = move_add = 0
+    on, tried, cut = nc > 0, 0, 0  # the class bound stays on while it cuts enough of the states it sees
     seq = np.empty(n, dtype=np.int64)
     adds = np.empty(n, dtype=np.int8)
     slots = min(_FIRST_SLOTS, max_states)
@@ -124,6 +132,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
     m, steps, work = 1, 0, 0
     s, t = b - 1, b
     side = 1  # 1: add after the core next, 0: remove before it
+    best_p, best_w = step_tables(pre_p, pre_w, suf_p, suf_w, classes, s, t)
     status = PROVEN
     while m > 0 and (s >= 0 or t < n):
         if side == 1 and t >= n:
@@ -144,6 +153,13 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
             dw, dp = -w[k], -p[k]
         this_side = side
         side = 1 - side
+        if on and flip > z:  # the class bound with k's value flipped: over all items but k
+            fp, fw = step_tables(pre_p, pre_w, suf_p, suf_w, classes, k - 1, k + 1)
+            for jj in range(nc):
+                cap = classes[jj] - ((flags[k] >> (COUNT_BITS * jj)) & 255) * this_side
+                rest = class_bound(lw, lq, w, p, n, c, k - 1, k + 1, fp, fw, jj, cap, w[k] * this_side)
+                flip = min(flip, -1 if rest < 0 else _floor_bound(p[k] * this_side + rest))
+            flip -= flip % gp
         if flip <= z:
             continue  # k keeps its break value in every better set: it never enters the core
         if 2 * m > max_states:
@@ -156,17 +172,29 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
                 W3, P3, V3 = np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.uint64)
                 W3[:m], P3[:m], V3[:m] = W[:m], P[:m], V[:m]
                 W, P, V = W3, P3, V3
+            if on:
+                H2 = np.empty(slots, np.int64)
+                if len(H) < slots:
+                    H3 = np.empty(slots, np.int64)
+                    H3[:m] = H[:m]
+                    H = H3
         seq[steps], adds[steps] = k, this_side
         use_run = t < n and runs[1][t] - runs[0][t] >= MIN_RUN  # s and t are fixed during the merge
         rate_t = eff[t] if t < n else 0.0
         rate_s = eff[s] if s >= 0 else 0.0
+        if on:  # heavy profits and weights of the items outside the core, once per step
+            best_p, best_w = step_tables(pre_p, pre_w, suf_p, suf_w, classes, s, t)
+            # k joins the core: it counts where the state takes it (kept on the s side, added on the t side).
+            keep_add, move_add = (flags[k], 0) if this_side == 0 else (0, flags[k])
         i = j = out = 0
         while i < m or j < m:
             if j >= m or (i < m and (W[i] < W[j] + dw or (W[i] == W[j] + dw and P[i] >= P[j] + dp))):
                 ww, pp, vv = W[i], P[i], V[i] << np.uint64(1)
+                hh = H[i] + keep_add if on else 0
                 i += 1
             else:
                 ww, pp, vv = W[j] + dw, P[j] + dp, (V[j] << np.uint64(1)) | np.uint64(1)
+                hh = H[j] + move_add if on else 0
                 j += 1
             if out > 0 and pp <= P2[out - 1]:
                 continue  # dominated by a lighter state
@@ -186,13 +214,29 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states):
             if bound > z and use_run:  # the run bound, where item t heads a long run (`runs`)
                 bound = min(bound, run_bound(eff, runs, n, c, s, t, ww, pp, z))
                 bound -= bound % gp
+            if bound > z and on:  # the weight-class bound (`heavy`): min over the classes
+                core_w, core_p = ww - cw[s + 1], pp - cp[s + 1]
+                tried += 1
+                for jj in range(nc):
+                    cap = classes[jj] - ((hh >> (COUNT_BITS * jj)) & 255)
+                    rest = class_bound(lw, lq, w, p, n, c, s, t, best_p, best_w, jj, cap, core_w)
+                    bound = min(bound, -1 if rest < 0 else _floor_bound(core_p + rest))
+                    if bound <= z:
+                        break
+                bound -= bound % gp
+                cut += bound <= z
             if bound <= z:
                 continue
             W2[out], P2[out], V2[out] = ww, pp, vv
+            if on:
+                H2[out] = hh
             out += 1
         work += 2 * m
         steps += 1
         W, P, V, W2, P2, V2 = W2, P2, V2, W, P, V
+        H, H2 = H2, H
+        if on and tried >= CLASS_TRIAL and cut * CLASS_KEEP < tried:
+            on = False  # it cuts too few of the states Dantzig's lets through to pay for itself (`heavy`)
         m = out
         if work_limit > 0 and work >= work_limit and m > 0:
             status = WORK_LIMIT

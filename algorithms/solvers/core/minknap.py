@@ -54,11 +54,25 @@ class MinknapResult:
         return self.status == PROVEN
 
 
-def minknap_bytes(n: int, max_states: int) -> int:
-    """Bytes a search over `n` items may allocate when its lists hold up to `max_states` states."""
+def minknap_bytes(n: int, max_states: int, classes: int = 0) -> int:
+    """Bytes a search over `n` items may allocate when its lists hold up to `max_states` states.
+
+    `classes`: how many weight classes the class bound tracks (`heavy.weight_classes`; 0 on most instances).
+    """
+    from .heavy import HEAVY_ITEM_BYTES, HEAVY_STATE_BYTES
     from .kernel import STATE_BYTES
 
-    return STATE_BYTES * max_states + _ITEM_BYTES * n
+    per_state = STATE_BYTES + (HEAVY_STATE_BYTES if classes else 0)
+    return per_state * max_states + (_ITEM_BYTES + HEAVY_ITEM_BYTES * classes) * n
+
+
+def _max_states(n: int, classes: int, max_bytes: float) -> int:
+    """Most states `minknap_bytes` allows within `max_bytes`."""
+    from .heavy import HEAVY_STATE_BYTES
+    from .kernel import STATE_BYTES
+
+    rest = max_bytes - minknap_bytes(n, 0, classes)
+    return int(rest // (STATE_BYTES + (HEAVY_STATE_BYTES if classes else 0)))
 
 
 def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | None = None,
@@ -78,12 +92,15 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
         The `MinknapResult`. The search is deterministic: the same input gives the same set.
     """
     from .clock import CLOCK_ID, to_clock
-    from .kernel import STATE_BYTES, search, surrogate_bound
+    from .heavy import weight_classes
+    from .kernel import search, surrogate_bound
 
     w = np.ascontiguousarray(tokens, dtype=np.int64)
     p = np.ascontiguousarray(profits, dtype=np.int64)
     n = len(w)
-    max_states = int((max_bytes - _ITEM_BYTES * n) // STATE_BYTES)
+    classes = weight_classes(w, int(room))
+    n_classes = len(classes)
+    max_states = _max_states(n, n_classes, max_bytes)
     if max_states < 2:
         return MinknapResult(None, lower, MEMORY_LIMIT, 0)
     clock_deadline = to_clock(deadline)
@@ -96,8 +113,10 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
     probe = _PROBE_WORK if not work_limit or work_limit > _PROBE_WORK else 0
     while True:
         idx = np.flatnonzero(free)
+        if len(idx) < n:  # a rebuild (less room: maybe other classes), never more of them than `max_states` counted
+            classes = weight_classes(ws[idx], need_room)[:n_classes]
         out = search(ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline,
-                     int(probe or work_limit), max_states)
+                     int(probe or work_limit), max_states, classes)
         status, value, step, bits, seq, adds, brk, work, swap_out, swap_in = out
         total_work += int(work)
         # The probe ran out of work. Past the deadline that is a time limit: the surrogate bound
@@ -111,7 +130,8 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
                 status = 0
             else:
                 status, value, step, bits, seq, adds, brk, work, swap_out, swap_in = search(
-                    ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline, int(work_limit), max_states)
+                    ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline, int(work_limit), max_states,
+                    classes)
                 total_work += int(work)
         if first is None:
             first = (int(value), _STATUS[status])
