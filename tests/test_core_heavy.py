@@ -138,19 +138,42 @@ def test_minknap_matches_brute_force_with_heavy_classes(case):
     opt = _brute(w, p, c)
     assert res.status == PROVEN and res.value == opt
     assert sum(w[k] for k in res.chosen) <= c and sum(p[k] for k in res.chosen) == opt
+    # The search itself, with the classes and without: both prove the optimum.
+    from packbench.algorithms.solvers.core.clock import CLOCK_ID, to_clock
+    from packbench.algorithms.solvers.core.kernel import PROVEN as KERNEL_PROVEN
+    from packbench.algorithms.solvers.core.kernel import search
+
+    ws, ps = np.array(w, np.int64), np.array(p, np.int64)
+    order = np.lexsort((np.arange(len(ws)), -(ps / ws)))
+    ws, ps = ws[order], ps[order]
+    for classes in (weight_classes(ws, c), np.zeros(0, np.int64)):
+        out = search(ws, ps, c, -1, CLOCK_ID, to_clock(None), 0, 10**6, classes)
+        assert out[0] == KERNEL_PROVEN and out[1] == opt
 
 
-def test_minknap_proves_jooken_past_the_64_step_window_and_keeps_its_memory_cap():
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_jooken_past_the_64_step_window_matches_the_dp_and_cuts_states(seed):
+    # g = 3 at c = 10^4: the best state comes after step 64, so the set is rebuilt by smaller searches,
+    # which carry classes of their own; the classes cut about half of the state visits here.
+    from packbench.algorithms.solvers.core.clock import CLOCK_ID, to_clock
+    from packbench.algorithms.solvers.core.kernel import search
     from packbench.algorithms.solvers.dp import dp_knapsack
     from packbench.experiments.families.hard import jooken_weights_profits
 
-    w, p = jooken_weights_profits(300, 4000, 6, 0.2, 0.001, 300, np.random.default_rng(3))
-    keep = w <= 4000
+    c = 10**4
+    w, p = jooken_weights_profits(100, c, 3, 0.2, 0.001, 300, np.random.default_rng(seed))
+    keep = w <= c
     w, p = w[keep], p[keep]
-    assert len(weight_classes(w, 4000)) >= 2
-    res = minknap(w, p, 4000)
-    _, opt = dp_knapsack(w.tolist(), p.tolist(), 4000)
+    classes = weight_classes(w, c)
+    assert classes.tolist() == [1, 3]
+    res = minknap(w, p, c)
+    _, opt = dp_knapsack(w.tolist(), p.tolist(), c)
     assert res.status == PROVEN and res.value == opt
-    assert sum(int(w[k]) for k in res.chosen) <= 4000 and sum(int(p[k]) for k in res.chosen) == res.value
-    classes = len(weight_classes(w, 4000))
-    assert minknap(w, p, 4000, max_bytes=minknap_bytes(len(w), 1, classes)).status == MEMORY_LIMIT
+    assert sum(int(w[k]) for k in res.chosen) <= c and sum(int(p[k]) for k in res.chosen) == opt
+    order = np.lexsort((np.arange(len(w)), -(p / w)))
+    ws, ps = w[order], p[order]
+    on = search(ws, ps, c, -1, CLOCK_ID, to_clock(None), 0, 10**7, classes)
+    off = search(ws, ps, c, -1, CLOCK_ID, to_clock(None), 0, 10**7, np.zeros(0, np.int64))
+    assert on[2] >= 64 and on[1] == off[1] == opt
+    assert on[7] < off[7]  # state visits: the bound cut states Dantzig's let through
+    assert minknap(w, p, c, max_bytes=minknap_bytes(len(w), 1, len(classes))).status == MEMORY_LIMIT

@@ -25,8 +25,9 @@ __all__ = ["CLASS_KEEP", "CLASS_TRIAL", "COUNT_BITS", "HEAVY_ITEM_BYTES", "HEAVY
 # Largest j tried: groups near c/2, c/3, c/4 and c/5 (Jooken's first groups); past that the
 # classes are rarely tight and every state would pay more binary searches.
 MAX_CLASS = 4
-# Bytes per item and class: light weight and profit prefix sums, and four (n + 1) x MAX_CLASS tables.
-HEAVY_ITEM_BYTES = 8 * 2 + 8 * 4 * MAX_CLASS
+# Bytes per item and class: light weight and profit prefix sums, four (n + 1) x MAX_CLASS tables, and
+# the items' packed flags (one int64 per item, counted with every class to keep the sum simple).
+HEAVY_ITEM_BYTES = 8 * 3 + 8 * 4 * MAX_CLASS
 # Bytes per state slot when a class is active: its packed heavy counts, in both lists.
 HEAVY_STATE_BYTES = 16
 # The search stops asking for the bound once it has seen CLASS_TRIAL states (that Dantzig's bound let
