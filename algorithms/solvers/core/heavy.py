@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["CLASS_KEEP", "CLASS_TRIAL", "COUNT_BITS", "HEAVY_ITEM_BYTES", "HEAVY_STATE_BYTES", "MAX_CLASS", "class_bound", "class_tables", "step_tables",
-           "weight_classes"]
+__all__ = ["CLASS_KEEP", "CLASS_TRIAL", "COUNT_BITS", "HEAVY_ITEM_BYTES", "HEAVY_STATE_BYTES", "MAX_CLASS",
+           "class_bound", "class_tables", "step_tables", "weight_classes"]
 
 # Largest j tried: groups near c/2, c/3, c/4 and c/5 (Jooken's first groups); past that the
 # classes are rarely tight and every state would pay more binary searches.

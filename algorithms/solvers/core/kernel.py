@@ -14,8 +14,9 @@ whose Dantzig bound with its value flipped cannot beat it either never enters th
 Where the next item after the core heads a long run of equal efficiency, the run bound
 (`runs.run_bound`) can cut deeper; every bound is rounded down to a multiple of the
 profits' gcd, and where profits are a w + (multiples of g) for an integer a, to a c plus a
-multiple of g (`bounds.affine_step`). The search ends, proving the incumbent optimal, when no
-state is left.
+multiple of g (`bounds.affine_step`). Where some items weigh more than c / (j + 1), so that a
+set holds at most j of them, the weight-class bound (`heavy`) also bounds states and flips, while
+it cuts enough. The search ends, proving the incumbent optimal, when no state is left.
 
 Each state keeps the decisions of the last 64 core steps as bits (bit 0 the newest); the
 wrapper rebuilds the earlier ones by a smaller search (Pisinger 1997, section 4).
