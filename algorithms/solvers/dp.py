@@ -7,10 +7,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .dp_kernel import run_dp
+
 __all__ = ["canonical_dp", "dp_cost", "dp_memory_bytes", "dp_knapsack", "dp_row_length", "is_subset_sum",
            "subset_sum_bytes", "subset_sum_lex"]
 
-# Bytes of a numpy array object plus its list slot, counted per stored bit array.
+# Bytes per item besides its decision bits: the int64 arrays of tokens, scores, spans, bit offsets,
+# touched tops and chosen positions, and the temporaries that compute the spans.
 ARRAY_OVERHEAD = 120
 # DP cost model (see `dp_cost`).
 _SEC_PER_ITEM = 6e-6
@@ -35,9 +38,9 @@ def _spans(tokens: Sequence[int], room: int) -> np.ndarray:
 def dp_memory_bytes(tokens: Sequence[int], room: int) -> int:
     """Bytes of every array `dp_knapsack` allocates, computed without allocating any.
 
-    The value row (float64), its two scratch rows (float64 and bool), each of
-    `dp_row_length` entries, and per item its packed decision bits (one bit per
-    touched capacity) with the array header that holds them.
+    The value row (float64, `dp_row_length` entries), one flat array of every
+    item's packed decision bits (one bit per touched capacity) and per item
+    `ARRAY_OVERHEAD` bytes of int64 bookkeeping (`dp_kernel.run_dp`).
 
     Args:
         tokens: Positive token counts, each <= room.
@@ -48,7 +51,7 @@ def dp_memory_bytes(tokens: Sequence[int], room: int) -> int:
     """
     row = dp_row_length(tokens, room)
     spans = _spans(tokens, room)
-    return 17 * row + int(((spans + 7) // 8).sum()) + ARRAY_OVERHEAD * len(spans)
+    return 8 * row + int(((spans + 7) // 8).sum()) + ARRAY_OVERHEAD * len(spans)
 
 
 def dp_cost(tokens: Sequence[int], room: int) -> tuple[int, float]:
@@ -68,8 +71,8 @@ def dp_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,
 
     Items are visited last to first: ``dp[j]`` is the best score within ``j``
     tokens using the items from the current one to the last, updated as
-    ``dp[j] = max(dp[j], dp[j - tokens[k]] + scores[k])`` in one numpy
-    operation per item. Capacities above the total tokens of the items seen so
+    ``dp[j] = max(dp[j], dp[j - tokens[k]] + scores[k])`` in one compiled pass
+    per item (`dp_kernel`). Capacities above the total tokens of the items seen so
     far all hold the same value, so an update only touches capacities up to
     ``min(room, suffix sum of tokens)``. Per item one bit per touched capacity
     says whether taking the item is at least as good as leaving it; the set is
@@ -83,7 +86,8 @@ def dp_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,
         scores: Non-negative finite scores, same length. Integral scores whose
             total is below 2**53 are summed exactly, so ties are exact.
         room: Capacity (>= 0).
-        deadline: A `time.perf_counter()` value; past it the DP stops between two items.
+        deadline: A `time.perf_counter()` value, read inside the compiled loop (about every
+            millisecond of work); past it the DP stops.
 
     Returns:
         (positions of the chosen items in increasing order, their total score as summed by the DP).
@@ -91,47 +95,11 @@ def dp_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,
     Raises:
         TimeoutError: The deadline passed before the DP finished.
     """
-    n = len(tokens)
+    w = np.asarray(tokens, dtype=np.int64).reshape(-1)
+    s = np.asarray(scores, dtype=np.float64).reshape(-1)
     row = dp_row_length(tokens, room)
-    room = row - 1
-    dp = np.zeros(row, dtype=np.float64)
-    # Scratch rows reused by every item: fresh arrays of this size would be mapped and
-    # faulted in by the allocator on each update.
-    cand_buf = np.empty(row, dtype=np.float64)
-    take_buf = np.empty(row, dtype=bool)
-    bits: list[np.ndarray] = [np.zeros(0, dtype=np.uint8)] * n
-    tops = [0] * n
-    filled = 0  # dp[j] for j > filled equals dp[filled]
-    for pos in range(n - 1, -1, -1):
-        if deadline is not None and time.perf_counter() > deadline:
-            raise TimeoutError("dp_knapsack: deadline passed")
-        w, s = int(tokens[pos]), float(scores[pos])
-        top = min(room, filled + w)
-        if top > filled:
-            dp[filled + 1:top + 1] = dp[filled]
-            filled = top
-        tops[pos] = top
-        span = top + 1 - w
-        if span <= 0:
-            continue
-        cand, take, upper = cand_buf[:span], take_buf[:span], dp[w:top + 1]
-        np.add(dp[:span], s, out=cand)
-        np.greater_equal(cand, upper, out=take)
-        np.maximum(upper, cand, out=upper)
-        bits[pos] = np.packbits(take)
-    chosen, j = [], room
-    for pos in range(n):
-        w = int(tokens[pos])
-        if j > tops[pos]:
-            # Beyond the touched range every remaining item fits: taking it is optimal.
-            chosen.append(pos)
-            j -= w
-            continue
-        off = j - w
-        if off >= 0 and (bits[pos][off >> 3] >> (7 - (off & 7))) & 1:
-            chosen.append(pos)
-            j = off
-    return chosen, float(dp[room])
+    chosen, best = run_dp(w, s, row, _spans(w, row - 1), deadline)
+    return chosen.tolist(), best
 
 
 def subset_sum_bytes(tokens: Sequence[int], room: int) -> int:
