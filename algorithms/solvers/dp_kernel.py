@@ -36,7 +36,7 @@ def _dp_pass(w, s, row, spans, starts, bits, dp, tops, clock_id, deadline, check
     n = len(w)
     room = row - 1
     block = uint64(BLOCK)
-    old = np.empty(BLOCK + 8, dtype=np.float64)  # the block's values before the item: never overwritten
+    old = np.empty(BLOCK + 8, dtype=dp.dtype)  # the block's values before the item: never overwritten
     took = np.empty(BLOCK + 8, dtype=np.uint8)
     filled = 0  # dp[j] for j > filled equals dp[filled]
     since = check  # read the clock before the first item
@@ -121,7 +121,7 @@ def run_dp(w: np.ndarray, s: np.ndarray, row: int, spans: np.ndarray,
 
     Args:
         w: int64 token counts, each positive.
-        s: float64 scores, same length.
+        s: Scores, same length: float64, or int32 where every total fits (half the memory traffic).
         row: Length of the capacity row (`dp.dp_row_length`): the room, clipped to the total tokens, plus one.
         spans: int64 capacities each item's update touches (`dp._spans`).
         deadline: A `time.perf_counter()` value, read inside the compiled loop; None for none.
@@ -138,7 +138,7 @@ def run_dp(w: np.ndarray, s: np.ndarray, row: int, spans: np.ndarray,
     n = len(w)
     starts, nbytes = dp_bits_layout(spans)
     bits = np.empty(nbytes, dtype=np.uint8)
-    dp = np.zeros(row, dtype=np.float64)
+    dp = np.zeros(row, dtype=s.dtype)
     tops = np.empty(n, dtype=np.int64)
     if _dp_pass(w, s, row, spans, starts, bits, dp, tops, CLOCK_ID, to_clock(deadline), check) == TIMED_OUT:
         raise TimeoutError("dp_knapsack: deadline passed")
@@ -153,3 +153,4 @@ def warm_up() -> None:
     s = np.array([3.0, 4.0, 5.0])
     spans = np.array([4, 3, 3], dtype=np.int64)  # room 5: min(5, suffix) + 1 - w
     run_dp(w, s, 6, spans, None)
+    run_dp(w, s.astype(np.int32), 6, spans, None)  # integral profits of small totals (`dp.canonical_dp`)
