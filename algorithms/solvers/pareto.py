@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .pareto_kernel import NO_SET, OVER_CAP, TIMED_OUT, lex_lists
+
 __all__ = ["pareto_knapsack", "pareto_lex", "PARETO_STATE_BYTES"]
 
 # Bytes one live state costs while a list is merged (tokens, profit, node and the sort's temporaries).
@@ -193,13 +195,16 @@ def pareto_lex(tokens: Sequence[int], profits: Sequence[float], room: int, targe
     it (a closer bound keeps shorter lists). The set is then rebuilt first item
     first, taking an item whenever the stored list of the items after it can
     complete the optimum: the same rule as `dp_knapsack`'s, so the same set.
+    Compiled (`pareto_kernel`): besides the LP bound a cardinality bound prunes
+    the lists (jooken(c=1e9, g=2), n = 500: 137 -> 3.3 ms CPU).
 
     Args:
         tokens: Positive token counts, each <= room.
         profits: Positive integral profits (total below 2**53), same length.
         room: Capacity.
         target: A profit some feasible set reaches: the optimum, or a lower bound such as a greedy set's.
-        deadline: A `time.perf_counter()` value; past it the search stops between two items.
+        deadline: A `time.perf_counter()` value, read inside the compiled loop (every item and
+            every 4,096 merged states).
         max_bytes: Cap on the stored lists; None comes back when they would exceed it, or when the
             lists stored so far plus the current one, growing as it has for the items still to
             come, would pass twice the cap.
@@ -211,45 +216,11 @@ def pareto_lex(tokens: Sequence[int], profits: Sequence[float], room: int, targe
         TimeoutError: The deadline passed.
         ValueError: No set reaches `target`.
     """
-    w = np.asarray(tokens, dtype=np.int64)
-    p = np.asarray(profits, dtype=np.float64)
-    n = len(w)
-    lp = _LPBound(w, p)
-    W, P = np.zeros(1, dtype=np.int64), np.zeros(1)
-    layers: list[tuple[np.ndarray, np.ndarray]] = [(W, P)]  # layers[i]: states of items n-i..n-1
-    stored = 16
-    last, tick = 0.0, time.perf_counter()
-    for k in range(n - 1, -1, -1):
-        now = time.perf_counter()
-        last, tick = now - tick, now
-        if _past(deadline, last):
-            raise TimeoutError("pareto_lex: deadline passed")
-        lp.drop(k)
-        fit = W <= room - w[k]
-        sW, sP, _, keep = _merge(W, P, W[fit] + w[k], P[fit] + p[k])
-        keep &= _tight(sP + lp((room - sW).astype(np.float64))) >= target
-        W, P = sW[keep], sP[keep]
-        stored += 16 * len(W)
-        # Lists rarely shrink; they mostly grow with the items seen (done). Give up as soon as the
-        # current list, growing at that rate over the k items still to come, would pass twice the cap.
-        done = n - k
-        if (stored + PARETO_STATE_BYTES * len(W) > max_bytes
-                or stored + 16 * len(W) * k * (n + done) / (2 * done) > 2 * max_bytes):
-            return None
-        layers.append((W, P))
-    if not len(W):
-        raise ValueError(f"pareto_lex: no set reaches the target profit {target}")
-    # The last list holds whole sets: its best is the optimum, whether `target` was it or below it.
-    chosen, left, need = [], int(room), float(P.max())
-    for k in range(n):
-        after_W, after_P = layers[n - 1 - k]
-        wk = int(w[k])
-        if wk <= left and len(after_W):
-            at = int(np.searchsorted(after_W, left - wk, side="right")) - 1
-            if at >= 0 and after_P[at] >= need - p[k]:
-                chosen.append(k)
-                left -= wk
-                need -= p[k]
-    if need > 0:
+    status, chosen = lex_lists(tokens, profits, room, target, deadline, max_bytes)
+    if status == TIMED_OUT:
+        raise TimeoutError("pareto_lex: deadline passed")
+    if status == OVER_CAP:
+        return None
+    if status == NO_SET:
         raise ValueError(f"pareto_lex: no set reaches the target profit {target}")
     return chosen

@@ -8,6 +8,7 @@ from ..bounds import fitting_positive
 from ..items import Problem, Selection
 from ..params import Param, real_in
 from ..solvers.dp import dp_knapsack, dp_memory_bytes
+from ..solvers.dp_kernel import warm_up as _warm_up
 from .base import Strategy
 
 # dp_knapsack and dp_memory_bytes live in solvers.dp; re-exported for existing imports.
@@ -17,11 +18,11 @@ __all__ = ["ExactDP", "dp_memory_bytes", "dp_knapsack"]
 class ExactDP(Strategy):
     """Exact DP: ``dp[j] = max(dp[j], dp[j - tokens] + score)`` over capacities 0..room.
 
-    Each item's update is one numpy operation over the capacity array (see
+    Each item's update is one compiled pass over the capacity array (see
     `dp_knapsack`). To reconstruct the chosen set the DP keeps, per item, one
     bit per capacity saying whether taking the item is at least as good,
     packed 8 to a byte: about n * room / 8 bytes (n = 1,000, room = 32,768:
-    4 MiB), plus three rows of min(room, total tokens) + 1 entries (17 bytes
+    4 MiB), plus one row of min(room, total tokens) + 1 entries (8 bytes
     each). ``max_memory_mb`` caps all of it (`dp_memory_bytes`), checked
     before anything is allocated: above it a ValueError suggests 'bnb',
     'cpsat' or 'exact'. Time is O(n * room). Scores are summed in float64;
@@ -36,6 +37,11 @@ class ExactDP(Strategy):
     PARAMS = MappingProxyType({
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
     })
+
+    @staticmethod
+    def warm_up() -> None:
+        """Load the compiled DP (`dp_kernel.warm_up`) before anything is timed."""
+        _warm_up()
 
     def skip(self, problem: Problem) -> str | None:
         """The memory cap is a declared refusal: the reason when the DP would need more than it."""
