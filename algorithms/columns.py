@@ -135,6 +135,9 @@ def take_in_order(tokens: np.ndarray, order: np.ndarray, taken: Sequence[int], l
                                np.ascontiguousarray(order, dtype=np.int64), flags, left)
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def embedding_rows32(items: list[Item]) -> np.ndarray | None:
     """The items' embeddings as a read-only (len(items), dim) float32 array, cast in one C pass.
 
@@ -151,5 +154,5 @@ def embedding_rows32(items: list[Item]) -> np.ndarray | None:
     if _NATIVE is None or not items or type(items[0]) is not Item or items[0].embedding is None:
         return None
     dim = len(items[0].embedding)
-    rows = _NATIVE.embedding_rows32(items, Item, np.ndarray, dim)
+    rows = _NATIVE.embedding_rows32(items, Item, np.ndarray, _FLOAT64, dim)
     return None if rows is None else np.frombuffer(rows, dtype=np.float32).reshape(len(items), dim)

@@ -67,7 +67,8 @@ def test_the_c_cast_is_numpys_cast_element_for_element(n, dim, data):
     assert not got.flags.writeable
 
 
-@pytest.mark.parametrize("case", ["over float32", "missing", "other length", "subclass"])
+@pytest.mark.parametrize("case", ["over float32", "missing", "other length", "subclass", "int64 behind the checks",
+                                  "big-endian behind the checks"])
 def test_the_c_cast_declines_what_it_cannot_give_exactly(case):
     class Tagged(Item):
         pass
@@ -79,8 +80,11 @@ def test_the_c_cast_declines_what_it_cannot_give_exactly(case):
         items[1] = Item("none", "t", 1.0, 1)
     elif case == "other length":
         items[3] = Item("long", "t", 1.0, 1, embedding=[1.0, 2.0, 3.0, 4.0])
-    else:
+    elif case == "subclass":
         items[1] = Tagged("sub", "t", 1.0, 1, embedding=[1.0, 2.0, 3.0])
+    else:  # 8-byte entries that are not native float64: read as doubles they would be garbage
+        dtype = np.int64 if case.startswith("int64") else np.dtype(">f8")
+        object.__setattr__(items[2], "embedding", np.array([1, 2, 3], dtype=dtype))
     assert embedding_rows32(items) is None
 
 

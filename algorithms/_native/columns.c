@@ -14,10 +14,10 @@
  * `greedy_take(tokens, order, taken, left)`: walk `order`, take every index not in `taken` whose
  * tokens fit in what is left: the loop of `strategies.greedy._python_fill`.
  *
- * `embedding_rows32(items, item_type, ndarray, dim)`: the items' embeddings cast to float32, row after
- * row, as bytes (what numpy's cast gives, element for element), or None unless every element is
- * exactly `item_type` with a C-contiguous 1-D `ndarray` embedding of `dim` 8-byte entries (float64,
- * as `Item` stores it), each within float32's range.
+ * `embedding_rows32(items, item_type, ndarray, float64, dim)`: the items' embeddings cast to float32,
+ * row after row, as bytes (what numpy's cast gives, element for element), or None unless every
+ * element is exactly `item_type` with a C-contiguous 1-D `ndarray` embedding of dtype `float64`
+ * (the dtype object) and `dim` entries, each within float32's range.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -241,10 +241,10 @@ done:
 }
 
 static PyObject *embedding_rows32(PyObject *self, PyObject *args) {
-    PyObject *items, *type, *array_type;
+    PyObject *items, *type, *array_type, *float64;
     Py_ssize_t dim;
-    if (!PyArg_ParseTuple(args, "O!O!O!n", &PyList_Type, &items, &PyType_Type, &type, &PyType_Type, &array_type,
-                          &dim))
+    if (!PyArg_ParseTuple(args, "O!O!O!On", &PyList_Type, &items, &PyType_Type, &type, &PyType_Type, &array_type,
+                          &float64, &dim))
         return NULL;
     /* A copy whose address never escapes: the row loops below vectorise only when the compiler
      * knows that the calls between them cannot change their bound. */
@@ -262,9 +262,17 @@ static PyObject *embedding_rows32(PyObject *self, PyObject *args) {
         PyObject *it = PyList_GET_ITEM(items, i);
         if ((PyObject *)Py_TYPE(it) != type) goto decline;
         PyObject *e = *(PyObject **)((char *)it + off);
-        /* An exact ndarray of 8-byte items: `Item` stores its embedding as a float64 array (asking
-         * the buffer for its format string doubled this pass's cost). */
+        /* An exact ndarray whose dtype is native float64, as `Item` stores it (an embedding set
+         * behind `Item`'s checks may be anything). The dtype is asked of the array: asking the
+         * buffer for its format string doubled this pass's cost. */
         if (e == NULL || (PyObject *)Py_TYPE(e) != array_type) goto decline;
+        PyObject *dtype = PyObject_GetAttrString(e, "dtype");
+        if (dtype == NULL) {
+            PyErr_Clear();
+            goto decline;
+        }
+        Py_DECREF(dtype); /* the array holds it; only its identity is compared */
+        if (dtype != float64) goto decline;
         Py_buffer view;
         if (PyObject_GetBuffer(e, &view, PyBUF_C_CONTIGUOUS) < 0) {
             PyErr_Clear();
@@ -273,7 +281,7 @@ static PyObject *embedding_rows32(PyObject *self, PyObject *args) {
         const double *restrict src = view.buf;
         int ok = view.ndim == 1 && view.itemsize == (Py_ssize_t)sizeof(double) &&
                  view.len == d * (Py_ssize_t)sizeof(double);
-        /* Annex F (IEC 60559 arithmetic, required below) defines the cast of a double beyond
+        /* Annex F (IEC 60559 arithmetic, required above) defines the cast of a double beyond
          * float's range: an infinity, which the bits of the result show. Entries are finite (`Item`
          * checks them), so an infinite result is an overflow, and numpy's path takes the items. */
         uint32_t inf = 0;
