@@ -27,7 +27,7 @@ import numpy as np
 from .items import Item
 from .validation import check_totals, item_list, validate_items
 
-__all__ = ["ARRAYS_MIN", "Columns", "read_items", "native_columns_available", "take_in_order", "embedding_rows32"]
+__all__ = ["ARRAYS_MIN", "Columns", "read_items", "native_columns_available", "take_in_order", "embedding_rows"]
 
 
 def _load():
@@ -138,21 +138,34 @@ def take_in_order(tokens: np.ndarray, order: np.ndarray, taken: Sequence[int], l
 _FLOAT64 = np.dtype(np.float64)
 
 
-def embedding_rows32(items: list[Item]) -> np.ndarray | None:
-    """The items' embeddings as a read-only (len(items), dim) float32 array, cast in one C pass.
+def embedding_rows(items: list[Item], dtype: type = np.float64) -> np.ndarray | None:
+    """The items' embeddings as a read-only (len(items), dim) float64 or float32 array, stacked in one C pass.
 
-    The values are numpy's cast of each float64 entry (both round to nearest). Casting through
-    numpy (``np.array(rows, dtype=np.float32)``) converts row by row and costs about three times
-    as much, a third of `pack`'s fixed cost for a diversity strategy on 1,000 candidates.
+    float32 values are numpy's cast of each float64 entry (both round to nearest). numpy's own
+    stack (``np.array(rows, dtype=np.float32)``) converts row by row and costs about twice as much,
+    a large part of `pack`'s fixed cost for a diversity strategy; the float64 stack by joining
+    the rows' bytes also needs a Python pass over their lengths, which the C pass does as it goes.
+
+    Args:
+        items: The items.
+        dtype: np.float64 or np.float32.
 
     Returns:
         The rows; None without the kernel, for no items, or whenever the kernel declines (an
         element not exactly an `Item`, an embedding missing, of another length or not a
-        contiguous float64 vector, an entry beyond float32's range), and the caller stacks them
-        its own way, which raises any error.
+        contiguous float64 vector, an entry beyond float32's range for float32), and the caller
+        stacks them its own way, which raises any error.
+
+    Raises:
+        ValueError: `dtype` is neither float64 nor float32.
     """
+    single = np.dtype(dtype) == np.float32
+    if not single and np.dtype(dtype) != np.float64:
+        raise ValueError(f"embedding_rows: dtype must be float64 or float32, got {np.dtype(dtype).name}")
     if _NATIVE is None or not items or type(items[0]) is not Item or items[0].embedding is None:
         return None
     dim = len(items[0].embedding)
-    rows = _NATIVE.embedding_rows32(items, Item, np.ndarray, _FLOAT64, dim)
-    return None if rows is None else np.frombuffer(rows, dtype=np.float32).reshape(len(items), dim)
+    rows = _NATIVE.embedding_rows(items, Item, np.ndarray, _FLOAT64, dim, single)
+    if rows is None:
+        return None
+    return np.frombuffer(rows, dtype=np.float32 if single else np.float64).reshape(len(items), dim)

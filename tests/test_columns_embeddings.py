@@ -2,7 +2,7 @@
 
 `read_items` no longer runs the Python length check after the C pass, so the C pass itself must
 decline a list whose embeddings differ in length (the Python checks then raise); and
-`columns.embedding_rows32` must give numpy's float32 cast element for element, or decline.
+`columns.embedding_rows` must give numpy's stack (float32: its cast element for element), or decline.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from packbench.algorithms import Item, pack
 from packbench.algorithms import columns
-from packbench.algorithms.columns import ARRAYS_MIN, embedding_rows32, read_items
+from packbench.algorithms.columns import ARRAYS_MIN, embedding_rows, read_items
 from packbench.algorithms.strategies import diversity_kernels
 
 
@@ -57,14 +57,17 @@ FLOATS = st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.floats(-3.4e38, 3.4
 
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 6), st.integers(1, 12), st.data())
-def test_the_c_cast_is_numpys_cast_element_for_element(n, dim, data):
+def test_the_c_stack_is_numpys_stack_bit_for_bit(n, dim, data):
     rows = [data.draw(st.lists(FLOATS, min_size=dim, max_size=dim)) for _ in range(n)]
     items = [Item(f"i{k}", "t", 1.0, 1, embedding=r) for k, r in enumerate(rows)]
-    got = embedding_rows32(items)
-    want = np.array(rows, dtype=np.float32)
-    assert got is not None and got.dtype == np.float32 and got.shape == (n, dim)
-    assert got.tobytes() == want.tobytes()  # bit for bit, signed zeros and subnormals included
-    assert not got.flags.writeable
+    for dtype in (np.float32, np.float64):
+        got = embedding_rows(items, dtype)
+        want = np.array(rows, dtype=dtype)
+        assert got is not None and got.dtype == dtype and got.shape == (n, dim)
+        assert got.tobytes() == want.tobytes()  # bit for bit, signed zeros and subnormals included
+        assert not got.flags.writeable
+    with pytest.raises(ValueError, match="float64 or float32"):
+        embedding_rows(items, np.int64)
 
 
 @pytest.mark.parametrize("case", ["over float32", "missing", "other length", "subclass", "int64 behind the checks",
@@ -85,16 +88,17 @@ def test_the_c_cast_declines_what_it_cannot_give_exactly(case):
     else:  # 8-byte entries that are not native float64: read as doubles they would be garbage
         dtype = np.int64 if case.startswith("int64") else np.dtype(">f8")
         object.__setattr__(items[2], "embedding", np.array([1, 2, 3], dtype=dtype))
-    assert embedding_rows32(items) is None
+    assert embedding_rows(items, np.float32) is None
+    assert (embedding_rows(items, np.float64) is None) == (case != "over float32")  # float64 holds 3.5e38
 
 
-@pytest.mark.parametrize("n", [40, 300])
+@pytest.mark.parametrize("n", [40, 300, 500])  # dpp's float32 path from 400
 @pytest.mark.parametrize("strategy", ["mmr", "dpp"])
 def test_picks_are_the_same_with_the_c_rows_and_numpys(n, strategy, monkeypatch):
     items = _items(n, 16)
     items[5] = Item("pin", "t", 1.0, 2, pinned=True, embedding=items[5].embedding)
     kw = dict(strategy=strategy, similarity="cosine")
     fast = pack(items, 60, None, **kw)
-    monkeypatch.setattr(diversity_kernels, "embedding_rows32", lambda _items: None)
+    monkeypatch.setattr(diversity_kernels, "embedding_rows", lambda _items, _dtype: None)
     slow = pack(items, 60, None, **kw)
     assert fast.info["pick_order"] == slow.info["pick_order"] and fast.ids == slow.ids

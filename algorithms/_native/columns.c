@@ -14,10 +14,11 @@
  * `greedy_take(tokens, order, taken, left)`: walk `order`, take every index not in `taken` whose
  * tokens fit in what is left: the loop of `strategies.greedy._python_fill`.
  *
- * `embedding_rows32(items, item_type, ndarray, float64, dim)`: the items' embeddings cast to float32,
- * row after row, as bytes (what numpy's cast gives, element for element), or None unless every
- * element is exactly `item_type` with a C-contiguous 1-D `ndarray` embedding of dtype `float64`
- * (the dtype object) and `dim` entries, each within float32's range.
+ * `embedding_rows(items, item_type, ndarray, float64, dim, single)`: the items' embeddings row after
+ * row as bytes, cast to float32 with `single` (what numpy's cast gives, element for element), else
+ * float64 as they are; or None unless every element is exactly `item_type` with a C-contiguous 1-D
+ * `ndarray` embedding of dtype `float64` (the dtype object) and `dim` entries (each within
+ * float32's range, with `single`).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -240,11 +241,12 @@ done:
     return out;
 }
 
-static PyObject *embedding_rows32(PyObject *self, PyObject *args) {
+static PyObject *embedding_rows(PyObject *self, PyObject *args) {
     PyObject *items, *type, *array_type, *float64;
     Py_ssize_t dim;
-    if (!PyArg_ParseTuple(args, "O!O!O!On", &PyList_Type, &items, &PyType_Type, &type, &PyType_Type, &array_type,
-                          &float64, &dim))
+    int single;
+    if (!PyArg_ParseTuple(args, "O!O!O!Onp", &PyList_Type, &items, &PyType_Type, &type, &PyType_Type, &array_type,
+                          &float64, &dim, &single))
         return NULL;
     /* A copy whose address never escapes: the row loops below vectorise only when the compiler
      * knows that the calls between them cannot change their bound. */
@@ -252,12 +254,13 @@ static PyObject *embedding_rows32(PyObject *self, PyObject *args) {
     Py_ssize_t off = slot_offset(type, "embedding");
     Py_ssize_t n = PyList_GET_SIZE(items);
 #ifndef __STDC_IEC_559__
-    Py_RETURN_NONE; /* no defined cast of out-of-range doubles: numpy's path */
+    if (single) Py_RETURN_NONE; /* no defined cast of out-of-range doubles: numpy's path */
 #endif
-    if (off < 0 || d <= 0 || n > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(float) / d) Py_RETURN_NONE;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n * d * (Py_ssize_t)sizeof(float));
+    const Py_ssize_t width = single ? (Py_ssize_t)sizeof(float) : (Py_ssize_t)sizeof(double);
+    if (off < 0 || d <= 0 || n > PY_SSIZE_T_MAX / width / d) Py_RETURN_NONE;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * d * width);
     if (out == NULL) return NULL;
-    float *rows = (float *)PyBytes_AS_STRING(out);
+    char *rows = PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *it = PyList_GET_ITEM(items, i);
         if ((PyObject *)Py_TYPE(it) != type) goto decline;
@@ -285,8 +288,10 @@ static PyObject *embedding_rows32(PyObject *self, PyObject *args) {
          * float's range: an infinity, which the bits of the result show. Entries are finite (`Item`
          * checks them), so an infinite result is an overflow, and numpy's path takes the items. */
         uint32_t inf = 0;
-        if (ok) {
-            float *restrict dst = rows + i * d;
+        if (ok && !single) {
+            memcpy(rows + i * d * width, src, (size_t)(d * width));
+        } else if (ok) {
+            float *restrict dst = (float *)rows + i * d;
             const uint32_t *bits = (const uint32_t *)dst;
             for (Py_ssize_t k = 0; k < d; k++) dst[k] = (float)src[k];
             for (Py_ssize_t k = 0; k < d; k++) inf |= (bits[k] & 0x7f800000u) == 0x7f800000u;
@@ -304,7 +309,7 @@ decline:
 static PyMethodDef methods[] = {
     {"item_columns", item_columns, METH_VARARGS, "One pass over the items: their columns, or None."},
     {"greedy_take", greedy_take, METH_VARARGS, "Greedy fill over a density order."},
-    {"embedding_rows32", embedding_rows32, METH_VARARGS, "The items' embeddings as float32 rows, or None."},
+    {"embedding_rows", embedding_rows, METH_VARARGS, "The items' embeddings as float32 or float64 rows, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,13 +11,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..columns import embedding_rows32
+from ..columns import embedding_rows
 from ..items import Item, Problem
 from ..vectors import embedding_matrix, normalised_rows, problem_embeddings
 from .mmr_kernel import DONE, mmr32_steps
 
 __all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "float32_inverse_norms", "TIE_TOL",
-           "cosine32_bound", "problem_rows32"]
+           "cosine32_bound", "problem_rows"]
 
 # Relative tolerance under which two values count as equal (ties then go to the score rank).
 TIE_TOL = 1e-9
@@ -30,23 +30,24 @@ def cosine32_bound(dim: int) -> float:
     return 1.1 * (2 * dim + 16) * 2.0**-24
 
 
-def problem_rows32(problem: Problem, who: str) -> np.ndarray:
-    """`problem_embeddings(problem, who, np.float32)`, the rows cast by the C pass when no stack is cached.
+def problem_rows(problem: Problem, who: str, dtype: type = np.float64, pinned: bool = True) -> np.ndarray:
+    """`problem_embeddings(problem, who, dtype, pinned)`, stacked by the C pass when no stack is cached.
 
     Stored under `problem_embeddings`' own key, so a later call of either on this problem reuses
-    it. The stack numpy builds from the float64 rows costs about three times the C cast, a third
-    of `pack`'s fixed cost for `mmr` on 1,000 candidates.
+    it. numpy's float32 stack costs about twice the C pass, a large part of `pack`'s fixed cost
+    for `mmr` (see `columns.embedding_rows`).
 
     Raises:
         ValueError: As `problem_embeddings` (the C pass declines on any item it would name).
     """
-    key = ("embeddings", "float32", True)
-    if key not in problem.cache and ("embeddings", "float64", True) not in problem.cache:
-        rows = embedding_rows32([*problem.candidates, *problem.pinned])
+    name = np.dtype(dtype).name
+    if ("embeddings", name, pinned) not in problem.cache and ("embeddings", "float64", pinned) not in problem.cache:
+        items = [*problem.candidates, *problem.pinned] if pinned and problem.pinned else list(problem.candidates)
+        rows = embedding_rows(items, dtype)
         if rows is not None:
-            problem.cache[key] = rows  # read-only: a view of the kernel's bytes
+            problem.cache["embeddings", name, pinned] = rows  # read-only: a view of the kernel's bytes
             return rows
-    return problem_embeddings(problem, who, np.float32)
+    return problem_embeddings(problem, who, dtype, pinned)
 
 
 # Norms of float32 rows in this range have neither overflowed nor lost bits to underflow.
