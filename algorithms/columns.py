@@ -5,9 +5,11 @@ through the attribute machinery, and the items lie scattered in memory), and `pa
 pass per check and per step. `read_items` makes one: the C kernel `_native/columns.c` (built by the
 package's own ``setup.py``, optional) reads each item's id, score, tokens, pinned flag and
 embedding slot once, checks ids for repeats with its own hash table, adds up the totals and fills
-the score and token arrays that the strategy then reads through `Problem.arrays`. Whenever an
-error is possible, or an item is not exactly an `Item`, the kernel declines and the Python checks
-of `validation` run as they always did, so every error and its message stay theirs.
+the score and token arrays that the strategy then reads through `Problem.arrays`, and checks that
+the embeddings that are set have one length. It runs at every size: on a few hundred items the
+Python checks cost more than a diversity strategy's picks. Whenever an error is possible, or an
+item is not exactly an `Item`, the kernel declines and the Python checks of `validation` run as
+they always did, so every error and its message stay theirs.
 ``PACKBENCH_NATIVE=0`` switches the pass off, as it does the dedupe join's (the fill, `take_in_order`,
 gives the numpy loop's answer either way).
 """
@@ -23,9 +25,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .items import Item
-from .validation import check_embedding_dims, check_totals, item_list, validate_items
+from .validation import check_totals, item_list, validate_items
 
-__all__ = ["ARRAYS_MIN", "Columns", "read_items", "native_columns_available", "take_in_order"]
+__all__ = ["ARRAYS_MIN", "Columns", "read_items", "native_columns_available", "take_in_order", "embedding_rows"]
 
 
 def _load():
@@ -50,7 +52,7 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
 
 
 # Below this many items no strategy reads the arrays (their loops beat numpy's per-call cost there,
-# `strategies.greedy._VECTOR_MIN`), so `read_items` runs the plain checks and builds none.
+# `strategies.greedy._VECTOR_MIN`), so `read_items` hands on none (the kernel's checks still run).
 ARRAYS_MIN = 256
 
 
@@ -85,26 +87,25 @@ def read_items(items: Iterable[Item]) -> Columns:
         TypeError, ValueError: As `validate_items`, then `check_totals`, raise them.
     """
     out = item_list(items)
-    if len(out) < ARRAYS_MIN:
-        validate_items(out)
-        total, low = check_totals(out)
-        flags = list(map(attrgetter("pinned"), out)) if any(map(attrgetter("pinned"), out)) else None
-        return Columns(out, None, None, flags, total, low)
     found = _NATIVE.item_columns(out, Item) if native_columns_available() else None
     if found is None:
         return _python_columns(out)
-    scores, tokens, pinned, total, low, embedded = found
-    if embedded:
-        check_embedding_dims(out)
+    scores, tokens, pinned, total, low, _dim = found
+    flags = None if pinned is None else np.frombuffer(pinned, dtype=bool)
+    if len(out) < ARRAYS_MIN:
+        return Columns(out, None, None, None if flags is None else flags.tolist(), total, low)
     # Views of the kernel's bytes: read-only, as bytes are immutable.
     return Columns(out, np.frombuffer(scores, dtype=np.float64), np.frombuffer(tokens, dtype=np.int64),
-                   None if pinned is None else np.frombuffer(pinned, dtype=bool), total, low)
+                   flags, total, low)
 
 
 def _python_columns(out: list[Item]) -> Columns:
     """`read_items` without the kernel (or where it declined): the checks of `validation`, then the columns."""
     validate_items(out)
     total, low = check_totals(out)
+    if len(out) < ARRAYS_MIN:
+        flags = list(map(attrgetter("pinned"), out)) if any(map(attrgetter("pinned"), out)) else None
+        return Columns(out, None, None, flags, total, low)
     flags = list(map(attrgetter("pinned"), out))
     pinned = _readonly(np.array(flags, dtype=bool)) if any(flags) else None
     scores = _readonly(np.fromiter(map(attrgetter("score"), out), dtype=np.float64, count=len(out)))
@@ -132,3 +133,39 @@ def take_in_order(tokens: np.ndarray, order: np.ndarray, taken: Sequence[int], l
     flags[list(taken)] = True
     return _NATIVE.greedy_take(np.ascontiguousarray(tokens, dtype=np.int64),
                                np.ascontiguousarray(order, dtype=np.int64), flags, left)
+
+
+_FLOAT64 = np.dtype(np.float64)
+
+
+def embedding_rows(items: list[Item], dtype: type = np.float64) -> np.ndarray | None:
+    """The items' embeddings as a read-only (len(items), dim) float64 or float32 array, stacked in one C pass.
+
+    float32 values are numpy's cast of each float64 entry (both round to nearest). numpy's own
+    stack (``np.array(rows, dtype=np.float32)``) converts row by row and costs about twice as much,
+    a large part of `pack`'s fixed cost for a diversity strategy; the float64 stack by joining
+    the rows' bytes also needs a Python pass over their lengths, which the C pass does as it goes.
+
+    Args:
+        items: The items.
+        dtype: np.float64 or np.float32.
+
+    Returns:
+        The rows; None without the kernel, for no items, or whenever the kernel declines (an
+        element not exactly an `Item`, an embedding missing, of another length or not a
+        contiguous float64 vector, an entry beyond float32's range for float32), and the caller
+        stacks them its own way, which raises any error.
+
+    Raises:
+        ValueError: `dtype` is neither float64 nor float32.
+    """
+    single = np.dtype(dtype) == np.float32
+    if not single and np.dtype(dtype) != np.float64:
+        raise ValueError(f"embedding_rows: dtype must be float64 or float32, got {np.dtype(dtype).name}")
+    if _NATIVE is None or not items or type(items[0]) is not Item or items[0].embedding is None:
+        return None
+    dim = len(items[0].embedding)
+    rows = _NATIVE.embedding_rows(items, Item, np.ndarray, _FLOAT64, dim, single)
+    if rows is None:
+        return None
+    return np.frombuffer(rows, dtype=np.float32 if single else np.float64).reshape(len(items), dim)

@@ -3,14 +3,22 @@
  * `item_columns(items, item_type)` reads every item of a list once, through the offsets of the
  * type's slot descriptors (what the slot getters read), and returns
  * (scores float64 bytes, tokens int64 bytes, pinned uint8 bytes or None, total tokens, lowest score,
- * any embedding set), or None whenever an error message or an unusual value is possible: an element
+ * the embeddings' length, 0 when none is set), or None whenever an error message or an unusual value
+ * is possible: an element
  * that is not exactly `item_type`, an id that is not a str or is repeated, a non-float or non-finite
  * score, a tokens value that is not a positive int64, a pinned that is not a bool, total tokens over
- * 2**62, or absolute scores adding up near the float range. The Python path then runs and raises
+ * 2**62, absolute scores adding up near the float range, or embeddings of different lengths (or one
+ * whose length cannot be read). The Python path then runs and raises
  * (or answers) exactly as before; this pass never decides an error itself.
  *
  * `greedy_take(tokens, order, taken, left)`: walk `order`, take every index not in `taken` whose
  * tokens fit in what is left: the loop of `strategies.greedy._python_fill`.
+ *
+ * `embedding_rows(items, item_type, ndarray, float64, dim, single)`: the items' embeddings row after
+ * row as bytes, cast to float32 with `single` (what numpy's cast gives, element for element), else
+ * float64 as they are; or None unless every element is exactly `item_type` with a C-contiguous 1-D
+ * `ndarray` embedding of dtype `float64` (the dtype object) and `dim` entries (each within
+ * float32's range, with `single`).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -121,7 +129,7 @@ static PyObject *item_columns(PyObject *self, PyObject *args) {
     long long total = 0;
     double abs_sum = 0.0, low = 0.0;
     Py_ssize_t n_pinned = 0;
-    int embedded = 0;
+    Py_ssize_t dim = 0; /* the first embedding's length; 0 while none is set */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (i + 2 * AHEAD < n) {
             PREFETCH(objs[i + 2 * AHEAD]);
@@ -154,7 +162,15 @@ static PyObject *item_columns(PyObject *self, PyObject *args) {
         } else {
             goto decline;
         }
-        embedded |= e != Py_None;
+        if (e != Py_None) {
+            Py_ssize_t len = PyObject_Size(e);
+            if (len < 0) {
+                PyErr_Clear(); /* no length: the Python check says what is wrong */
+                goto decline;
+            }
+            if (dim == 0) dim = len;
+            else if (len != dim) goto decline;
+        }
         scores[i] = v;
         tokens[i] = tok;
         total += tok;
@@ -171,7 +187,7 @@ static PyObject *item_columns(PyObject *self, PyObject *args) {
         Py_DECREF(pinned_b);
         flags = Py_NewRef(Py_None);
     }
-    return Py_BuildValue("(NNNLdO)", scores_b, tokens_b, flags, total, low, embedded ? Py_True : Py_False);
+    return Py_BuildValue("(NNNLdn)", scores_b, tokens_b, flags, total, low, dim);
 decline:
     PyMem_Free(hashes);
     Py_XDECREF(scores_b);
@@ -225,9 +241,75 @@ done:
     return out;
 }
 
+static PyObject *embedding_rows(PyObject *self, PyObject *args) {
+    PyObject *items, *type, *array_type, *float64;
+    Py_ssize_t dim;
+    int single;
+    if (!PyArg_ParseTuple(args, "O!O!O!Onp", &PyList_Type, &items, &PyType_Type, &type, &PyType_Type, &array_type,
+                          &float64, &dim, &single))
+        return NULL;
+    /* A copy whose address never escapes: the row loops below vectorise only when the compiler
+     * knows that the calls between them cannot change their bound. */
+    const Py_ssize_t d = dim;
+    Py_ssize_t off = slot_offset(type, "embedding");
+    Py_ssize_t n = PyList_GET_SIZE(items);
+#ifndef __STDC_IEC_559__
+    if (single) Py_RETURN_NONE; /* no defined cast of out-of-range doubles: numpy's path */
+#endif
+    const Py_ssize_t width = single ? (Py_ssize_t)sizeof(float) : (Py_ssize_t)sizeof(double);
+    if (off < 0 || d <= 0 || n > PY_SSIZE_T_MAX / width / d) Py_RETURN_NONE;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * d * width);
+    if (out == NULL) return NULL;
+    char *rows = PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = PyList_GET_ITEM(items, i);
+        if ((PyObject *)Py_TYPE(it) != type) goto decline;
+        PyObject *e = *(PyObject **)((char *)it + off);
+        /* An exact ndarray whose dtype is native float64, as `Item` stores it (an embedding set
+         * behind `Item`'s checks may be anything). The dtype is asked of the array: asking the
+         * buffer for its format string doubled this pass's cost. */
+        if (e == NULL || (PyObject *)Py_TYPE(e) != array_type) goto decline;
+        PyObject *dtype = PyObject_GetAttrString(e, "dtype");
+        if (dtype == NULL) {
+            PyErr_Clear();
+            goto decline;
+        }
+        Py_DECREF(dtype); /* the array holds it; only its identity is compared */
+        if (dtype != float64) goto decline;
+        Py_buffer view;
+        if (PyObject_GetBuffer(e, &view, PyBUF_C_CONTIGUOUS) < 0) {
+            PyErr_Clear();
+            goto decline;
+        }
+        const double *restrict src = view.buf;
+        int ok = view.ndim == 1 && view.itemsize == (Py_ssize_t)sizeof(double) &&
+                 view.len == d * (Py_ssize_t)sizeof(double);
+        /* Annex F (IEC 60559 arithmetic, required above) defines the cast of a double beyond
+         * float's range: an infinity, which the bits of the result show. Entries are finite (`Item`
+         * checks them), so an infinite result is an overflow, and numpy's path takes the items. */
+        uint32_t inf = 0;
+        if (ok && !single) {
+            memcpy(rows + i * d * width, src, (size_t)(d * width));
+        } else if (ok) {
+            float *restrict dst = (float *)rows + i * d;
+            const uint32_t *bits = (const uint32_t *)dst;
+            for (Py_ssize_t k = 0; k < d; k++) dst[k] = (float)src[k];
+            for (Py_ssize_t k = 0; k < d; k++) inf |= (bits[k] & 0x7f800000u) == 0x7f800000u;
+        }
+        int in_range = inf == 0;
+        PyBuffer_Release(&view);
+        if (!ok || !in_range) goto decline;
+    }
+    return out;
+decline:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"item_columns", item_columns, METH_VARARGS, "One pass over the items: their columns, or None."},
     {"greedy_take", greedy_take, METH_VARARGS, "Greedy fill over a density order."},
+    {"embedding_rows", embedding_rows, METH_VARARGS, "The items' embeddings as float32 or float64 rows, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,12 +11,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..items import Item
-from ..vectors import embedding_matrix, normalised_rows
+from ..columns import embedding_rows
+from ..items import Item, Problem
+from ..vectors import embedding_matrix, normalised_rows, problem_embeddings
 from .mmr_kernel import DONE, mmr32_steps
 
 __all__ = ["tie_break", "best_fitting", "mmr_picks", "mmr_picks_cosine32", "float32_inverse_norms", "TIE_TOL",
-           "cosine32_bound"]
+           "cosine32_bound", "problem_rows"]
 
 # Relative tolerance under which two values count as equal (ties then go to the score rank).
 TIE_TOL = 1e-9
@@ -27,6 +28,26 @@ def cosine32_bound(dim: int) -> float:
     error, at most ``dim 2**-24`` of the norms' product for any summation order (see `mmr_picks_cosine32`).
     """
     return 1.1 * (2 * dim + 16) * 2.0**-24
+
+
+def problem_rows(problem: Problem, who: str, dtype: type = np.float64, pinned: bool = True) -> np.ndarray:
+    """`problem_embeddings(problem, who, dtype, pinned)`, stacked by the C pass when no stack is cached.
+
+    Stored under `problem_embeddings`' own key, so a later call of either on this problem reuses
+    it. numpy's float32 stack costs about twice the C pass, a large part of `pack`'s fixed cost
+    for `mmr` (see `columns.embedding_rows`).
+
+    Raises:
+        ValueError: As `problem_embeddings` (the C pass declines on any item it would name).
+    """
+    name = np.dtype(dtype).name
+    if ("embeddings", name, pinned) not in problem.cache and ("embeddings", "float64", pinned) not in problem.cache:
+        items = [*problem.candidates, *problem.pinned] if pinned and problem.pinned else list(problem.candidates)
+        rows = embedding_rows(items, dtype)
+        if rows is not None:
+            problem.cache["embeddings", name, pinned] = rows  # read-only: a view of the kernel's bytes
+            return rows
+    return problem_embeddings(problem, who, dtype, pinned)
 
 
 # Norms of float32 rows in this range have neither overflowed nor lost bits to underflow.

@@ -19,7 +19,7 @@ from ..similarity import (
 from ..vectors import CosineColumns, embedding_matrix, problem_embeddings
 from .base import Strategy
 from .greedy import bounded_selection
-from .diversity_kernels import cosine32_bound, float32_inverse_norms, tie_break
+from .diversity_kernels import cosine32_bound, float32_inverse_norms, problem_rows, tie_break
 from .dpp_kernel import CONTENDED, DONE, FULL, LOST, dpp32_steps, dpp_steps
 from .dpp_kernel import warm_up as _warm_up
 from .mmr import relevance
@@ -128,7 +128,7 @@ class DPP(Strategy):
         q = quality_weights(scores, self.params["theta"])
         chosen, e64 = None, None
         if kind == "cosine" and n:
-            e64 = problem_embeddings(problem, "strategy 'dpp'", pinned=False)
+            e64 = problem_rows(problem, "strategy 'dpp'", pinned=False)
             if n >= FLOAT32_MIN_N:
                 chosen = float32_picks(cands, q, tokens, room, e64, problem_embeddings(problem, "", np.float32, False))
         if chosen is None:

@@ -12,9 +12,9 @@ from ..bounds import dantzig_bound_arrays
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 from ..similarity import check_similarity, matrix_bytes, similarity_columns, similarity_name
-from ..vectors import CosineColumns, embedding_matrix, problem_embeddings
+from ..vectors import CosineColumns, embedding_matrix
 from .base import Strategy
-from .diversity_kernels import mmr_picks, mmr_picks_cosine32
+from .diversity_kernels import mmr_picks, mmr_picks_cosine32, problem_rows
 from .mmr_kernel import warm_up as _warm_up
 from .greedy import bounded_selection
 
@@ -100,7 +100,7 @@ class MMR(Strategy):
         # Classic cosine MMR: similarities in float32 (half the memory traffic), every pick certified
         # against float64 (see `mmr_picks_cosine32`); None when the vectors' scale rules float32 out.
         chosen = (mmr_picks_cosine32(cands, pinned, rel, tokens, room, lam,
-                                     problem_embeddings(problem, "similarity 'cosine'", np.float32))
+                                     problem_rows(problem, "similarity 'cosine'", np.float32))
                   if kind == "cosine" and c == 0 and 0 < lam < 1.0 and n else None)
         if chosen is None:
             column, redundancy = (_columns(cands, pinned, kind) if lam < 1.0 and n

@@ -86,6 +86,8 @@ class ABResult:
         only_a: Cases that exist on A only; only_b likewise.
         references: Cases that are fixed reference implementations (not timed).
         loops: Case -> (calls per window, windows per timing) of A and of B.
+        kernels_a: Each optional C kernel of A's tree -> "C", "fallback" or "absent" (`worker.kernel_report`;
+            empty for a tree whose worker does not say); kernels_b likewise.
     """
 
     a: dict[str, list[float]] = field(default_factory=dict)
@@ -99,6 +101,8 @@ class ABResult:
     only_b: list[str] = field(default_factory=list)
     loops: dict[str, tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=dict)
     references: set[str] = field(default_factory=set)
+    kernels_a: dict[str, str] = field(default_factory=dict)
+    kernels_b: dict[str, str] = field(default_factory=dict)
 
 
 class _Worker:
@@ -124,6 +128,7 @@ class _Worker:
         if "fatal" in hello:
             self.close()
             raise WorkerError(f"{side.label}: cannot load the benchmark suite: {hello['fatal']}")
+        self.kernels: dict[str, str] = dict(hello.get("kernels") or {})
 
     def send(self, msg: dict[str, Any]) -> None:
         try:
@@ -199,6 +204,8 @@ def run_ab(a: Side, b: Side, cases: Sequence[str] | None = None, rounds: int = 2
             except BaseException:
                 wa.close()
                 raise
+            if rnd == first_round:
+                res.kernels_a, res.kernels_b = wa.kernels, wb.kernels
             try:
                 _share_one_cpu(wa, wb, rnd)
                 names = _prepare_round(wa, wb, a, b, cases, rnd - first_round, res, say, skip_references)

@@ -24,6 +24,7 @@ from .abtest import ABResult, Side, run_ab
 from packbench.experiments.gate.status import Quality, Speed
 
 from .compare import CheckRow, judge_quality, judge_speed
+from .ref_build import build_extensions, kernels_note
 from .revisions import RevisionError, default_ref, export_tree, git_toplevel, repo_root, resolve
 from .stats import Paired, paired
 from .suite import reference_for
@@ -136,10 +137,15 @@ def run_check(*, repo: Path | None = None, against: str | None = None, baseline:
         sha, why = ref
         with tempfile.TemporaryDirectory(prefix="packbench-ref-") as tmp:
             tree = export_tree(git_repo, sha, Path(tmp) / "tree")
+            # REF's own extensions: an exported tree has only sources, and its fallback against our C
+            # would time two implementations instead of two revisions.
+            build = build_extensions(tree, sha)
+            if progress is not None:
+                progress(build.note)
             sides = Side("current tree", root), Side(f"REF {sha[:10]}", tree)
             res, extra = _timed(sides, kw, {}, (tolerance, floor, confidence, real_at_median, pairs))
         desc = (f"paired A/B: current tree vs REF {sha[:10]} ({why}), {rounds} rounds x {pairs} pairs"
-                f"{_passes(extra)}")
+                f"{_passes(extra)}; {kernels_note(res.kernels_a, res.kernels_b, build)}")
         return CheckReport(PAIRED, desc, _rows(res, baseline, (tolerance, floor, confidence, real_at_median, pairs), {}), res)
     ratios = _ratio_map(baseline)
     if not ratios:

@@ -20,6 +20,9 @@ Requests:
     busy machine the time spent waiting for a core does not count, the work does.
     ``{"op": "quit"}``.
 
+Its first line, once the suite is loaded, is ``{"ready": true, "kernels": {...}}``: whether each
+optional C kernel of the tree runs compiled (`kernel_report`).
+
 Only the standard library is imported here: the tree under test brings the rest.
 """
 
@@ -29,6 +32,7 @@ import argparse
 import gc
 import importlib.util
 import json
+import os
 import sys
 import time
 import tomllib
@@ -60,7 +64,12 @@ class TreeFinder:
             return importlib.util.spec_from_file_location(
                 fullname, init, submodule_search_locations=[str(self.mapping[fullname])])
         parent = sys.modules.get(fullname.rpartition(".")[0])
-        return PathFinder.find_spec(fullname, getattr(parent, "__path__", None) or [])
+        spec = PathFinder.find_spec(fullname, getattr(parent, "__path__", None) or [])
+        if spec is None:
+            # Not in this tree: no later finder may supply it (another tree's compiled extension
+            # would be timed as this tree's).
+            raise ModuleNotFoundError(f"No module named {fullname!r} in the tree under test", name=fullname)
+        return spec
 
 
 def install_tree(root: Path) -> str:
@@ -75,7 +84,8 @@ def install_tree(root: Path) -> str:
         if pyproject.is_file():
             dirs = tomllib.loads(pyproject.read_text()).get("tool", {}).get("setuptools", {}).get("package-dir", {})
             mapping.update({k: v for k, v in dirs.items() if k.startswith("packbench")})
-        sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()]
+        # setuptools' editable finder sits in meta_path as a class (its type's module is "builtins").
+        sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in str(getattr(f, "__module__", "")).lower()]
         sys.meta_path.insert(0, TreeFinder({name: root / d for name, d in mapping.items()}))
         return SUITE_MODULE
     if (root / "experiments" / "bench" / "suite.py").is_file():
@@ -95,6 +105,34 @@ def load_cases(root: Path | None, suite_file: Path | None, quick: bool) -> dict[
     else:
         module = importlib.import_module(module_name)
     return {case.name: case for case in module.build_suite(quick)}
+
+
+# The optional C kernels: (a name for the report, module, source beside the module's package).
+KERNELS = (("columns", "packbench.algorithms._columns_native", "_native/columns.c"),
+           ("jaccard", "packbench.algorithms.dedupe._jaccard_native", "_native/jaccard.c"))
+
+
+def kernel_report() -> dict[str, str]:
+    """Each optional C kernel of the tree under test: "C" (its compiled module imports), "fallback"
+    (its source is there but not built, or ``PACKBENCH_NATIVE=0`` switches it off) or "absent"
+    (the tree has no such kernel)."""
+    out = {}
+    for name, module, source in KERNELS:
+        package = module.rpartition(".")[0]
+        try:
+            dirs = list(getattr(importlib.import_module(package), "__path__", []))
+        except ImportError:
+            dirs = []
+        if not any((Path(d) / source).is_file() for d in dirs):
+            out[name] = "absent"
+            continue
+        try:
+            importlib.import_module(module)
+            built = True
+        except ImportError:
+            built = False
+        out[name] = "C" if built and os.environ.get("PACKBENCH_NATIVE", "1") != "0" else "fallback"
+    return out
 
 
 def _jsonable(quality: dict[str, Any]) -> dict[str, Any]:
@@ -189,7 +227,7 @@ def main() -> None:
     except Exception as exc:  # the tree cannot be imported: one answer, then exit
         reply({"fatal": f"{type(exc).__name__}: {exc}"})
         return
-    reply({"ready": True})
+    reply({"ready": True, "kernels": kernel_report()})
     serve(cases, reply)
 
 
