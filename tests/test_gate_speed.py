@@ -260,6 +260,7 @@ def test_the_confirmation_pass_gets_other_hash_seeds_cpus_and_side_order(monkeyp
     class FakeWorker:  # answers the worker protocol without a process
         def __init__(self, side, suite_file, full, log_dir, tag, hash_seed=0):
             self.label, self._last = side.label, None
+            self.kernels = {}  # the real worker's hello line: which C kernels its tree loaded
             seen["seeds"].append(hash_seed)
 
         def send(self, msg):
