@@ -39,9 +39,10 @@ tied = st.integers(2, 12).flatmap(lambda n: st.tuples(
 
 
 def _probe_proves(mp):
-    """The probe before the direct DP runs on every core, with work enough to prove."""
+    """The probe before the direct DP runs on every core, with work enough to prove; then the witness pass."""
     mp.setattr(exact_module, "_SHARPEN_MIN_SEC", -1.0)
     mp.setattr(exact_module, "_SHARPEN_WORK", 10**6)
+    mp.setattr(exact_module, "_WITNESS_MIN_SEC", -1.0)  # the pass before any DP, however small
 
 
 @settings(max_examples=200, deadline=None)
@@ -59,9 +60,10 @@ def test_the_witness_pass_alone_gives_the_lexicographic_optimum(case):
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.parametrize("skipped", [False, True])
+@settings(max_examples=150, deadline=None)
 @given(case=tied)
-def test_where_the_witness_pass_gives_up_the_dp_still_gives_the_lexicographic_optimum(case):
+def test_where_the_witness_pass_gives_up_or_is_skipped_the_dp_gives_the_lexicographic_optimum(skipped, case):
     tokens, scores, room = case
     gave_up = []
 
@@ -72,10 +74,14 @@ def test_where_the_witness_pass_gives_up_the_dp_still_gives_the_lexicographic_op
     with pytest.MonkeyPatch.context() as mp:
         _probe_proves(mp)
         mp.setattr(stages_module, "lex_by_witness", give_up)
+        if skipped:  # a DP estimated below the threshold goes first, without the pass
+            mp.setattr(exact_module, "_WITNESS_MIN_SEC", 1e9)
         sel = Exact().select(_problem(tokens, scores, room))
-    assert sel.optimal is True and sel.info["tie_break"] == "lex"
+    assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
     assert sel.indices == _lex_first_optimum(tokens, scores, room)
-    if sel.info["solver"] == "minknap":  # the probe proved: the pass was tried, then the DP
+    if skipped:
+        assert not gave_up
+    elif sel.info["solver"] == "minknap":  # the probe proved: the pass was tried, then the DP
         assert gave_up
 
 
@@ -108,7 +114,6 @@ def test_the_witness_pass_skips_the_dp_on_a_hard_instance():
         sel = Exact(time_limit=60).select(prob)
     assert sel.optimal is True and sel.info["tie_break"] == "lex" and not calls
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(exact_module, "_WITNESS_SHARE", 0.0)
         mp.setattr(stages_module, "lex_by_witness", lambda *a, **k: None)
         by_dp = Exact(time_limit=60).select(prob)
     assert by_dp.indices == sel.indices

@@ -16,7 +16,7 @@ from .pareto import pareto_knapsack, pareto_lex
 from .reduce import Reduction, reduce_knapsack
 
 __all__ = ["Cut", "dp_core", "lex_first_pass", "pareto_from_greedy", "core_lex", "witness_lex", "better", "sharpen",
-           "VISIT_SEC", "WITNESS_SHARE"]
+           "VISIT_SEC", "WITNESS_SHARE", "WITNESS_MIN_SEC"]
 
 # Before a small capacity DP breaks the tie among optima, the witness pass (`witness_lex`) from the
 # proven optimum may spend WITNESS_SHARE of the DP's estimate, in state visits of the compiled search
@@ -25,9 +25,12 @@ __all__ = ["Cut", "dp_core", "lex_first_pass", "pareto_from_greedy", "core_lex",
 # bounds give the canonical set where the DP took 11 ms (multiple_strongly_correlated, n = 1,000).
 # (A probe this size before the DP instead of `budgets.SHARPEN_WORK` visits was measured and dropped:
 # it proves circle at n = 100 but the DP after the failed ones costs more than it saves.)
-# `exact` reads both under private names (tests patch them there).
+# Below WITNESS_MIN_SEC the DP goes first: its cost (0.2-0.4 ms at n = 40-70) is then below the pass's
+# Python overhead per search (multiple_strongly_correlated and circle, n = 100-200: 0.4-0.7 ms).
+# `exact` reads them under private names (tests patch them there).
 VISIT_SEC = 3e-8
 WITNESS_SHARE = 0.5
+WITNESS_MIN_SEC = 1e-3
 
 
 class Cut(Exception):

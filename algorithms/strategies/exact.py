@@ -32,7 +32,8 @@ from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
 from ..solvers.reduce_kernel import warm_up as _reduce_warm_up
 from ..solvers.scaling import integer_profits_array
-from ..solvers.stages import VISIT_SEC as _VISIT_SEC, WITNESS_SHARE as _WITNESS_SHARE, Cut as _Cut
+from ..solvers.stages import VISIT_SEC as _VISIT_SEC, WITNESS_MIN_SEC as _WITNESS_MIN_SEC, Cut as _Cut
+from ..solvers.stages import WITNESS_SHARE as _WITNESS_SHARE
 from ..solvers.stages import better, core_lex, dp_core, lex_first_pass, pareto_from_greedy, sharpen, witness_lex
 from .base import Strategy
 from .bnb import _knapsack_solver, bnb_knapsack
@@ -279,11 +280,12 @@ class Exact(Strategy):
                 found = None
             if found is not None:
                 return fixed + [core[q] for q in found]
-        if need <= cap:  # first the witness pass from `best`, for a share of the DP's estimate: often no DP
+        if need <= cap and est > _WITNESS_MIN_SEC:  # first the witness pass from `best`: often no DP
             found = self._witness_lex(core, fixed, best, tokens, profits, canon.room, deadline,
                                       int(_WITNESS_SHARE * est / _VISIT_SEC))
             if found is not None:
                 return found
+        if need <= cap:
             try:
                 return fixed + dp_core(core, tokens, profits, canon.room, deadline, best, cap)
             except _Cut:
