@@ -21,10 +21,11 @@ __all__ = ["Cut", "dp_core", "lex_first_pass", "pareto_from_greedy", "core_lex",
 # Before a small capacity DP breaks the tie among optima, the witness pass (`witness_lex`) from the
 # proven optimum may spend WITNESS_SHARE of the DP's estimate, in state visits of the compiled search
 # (about VISIT_SEC each): a count derived from the DP's size, so whether it succeeds is the same on
-# every machine; where it gives up the DP runs as before, at most 1.5 times its cost. A few swaps and
-# bounds give the canonical set where the DP took 11 ms (multiple_strongly_correlated, n = 1,000).
-# (A probe this size before the DP instead of `budgets.SHARPEN_WORK` visits was measured and dropped:
-# it proves circle at n = 100 but the DP after the failed ones costs more than it saves.)
+# every machine; where it gives up the DP runs as before, after about half its cost again. A few swaps
+# and bounds give the canonical set where the DP took 11 ms (multiple_strongly_correlated, n = 1,000).
+# (A probe of half the estimate before the direct DP, instead of `budgets.SHARPEN_WORK` visits, was
+# measured and dropped: it proves circle at n = 100, but its tie-break and the DP after the failed
+# probes cost more than it saves: circle n = 100 2.1 -> 4.2 ms, multiple_strongly 1.7 -> 2.7 ms.)
 # Below WITNESS_MIN_SEC the DP goes first: its cost (0.2-0.4 ms at n = 40-70) is then below the pass's
 # Python overhead per search (multiple_strongly_correlated and circle, n = 100-200: 0.4-0.7 ms).
 # `exact` reads them under private names (tests patch them there).

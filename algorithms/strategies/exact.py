@@ -66,11 +66,12 @@ class Exact(Strategy):
     The stages, in order (each in docs/exact.md): items that cannot fit or score <= 0 dropped, all
     taken if the rest fit; Dantzig-bound reduction against (greedy incumbent - 1), so only a free
     core is open; a core whose capacity DP is estimated under 20 ms goes to that DP (the canonical
-    set in one pass; over 1 ms, 2,000 search visits first: their proof goes to the witness pass, else
-    their best set shrinks its core: `stages.sharpen`); else the compiled expanding-core search (`minknap`,
-    Pisinger 1997) for a fixed number of visits (``work_limit``, else 10^8; 10^6 on Jooken cores), whose optimum V
-    then gets the lexicographic tie-break (the witness pass, else the DP, or `lex_first` Pareto lists up to a state cap; past
-    it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
+    set in one pass; over 1 ms, 2,000 search visits first: their proof goes to the tie-break, else
+    their best set shrinks its core: `stages.sharpen`); else the compiled expanding-core search
+    (`minknap`, Pisinger 1997) for a fixed number of visits (``work_limit``, else 10^8; 10^6 on Jooken
+    cores), whose optimum V then gets the lexicographic tie-break (where the DP is small, the witness
+    pass `stages.witness_lex` on a share of its estimate, then the DP; else `lex_first` Pareto lists up
+    to a state cap; past it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
     `pareto_lex`, a branch-and-bound probe and the DP, or without memory for the DP the Pareto-list
     DP and CP-SAT racing branch and bound (``tie_break = "pareto"`` where no tie-break fits). At the
     limit the best set comes back with ``optimal=False``, ``info["stopped"]`` and a proven bound; if
@@ -99,7 +100,6 @@ class Exact(Strategy):
     _core_lex = staticmethod(core_lex)
     _better = staticmethod(better)
     _sharpen = staticmethod(sharpen)
-    _witness_lex = staticmethod(witness_lex)
     PARAMS = MappingProxyType({
         "time_limit": Param(60.0, real_in(0.0, lo_open=True), "total seconds for the solvers (wall clock)"),
         "max_memory_mb": Param(1024.0, real_in(0.0, lo_open=True), "cap on all DP memory (MiB)"),
@@ -281,8 +281,8 @@ class Exact(Strategy):
             if found is not None:
                 return fixed + [core[q] for q in found]
         if need <= cap and est > _WITNESS_MIN_SEC:  # first the witness pass from `best`: often no DP
-            found = self._witness_lex(core, fixed, best, tokens, profits, canon.room, deadline,
-                                      int(_WITNESS_SHARE * est / _VISIT_SEC))
+            found = witness_lex(core, fixed, best, tokens, profits, canon.room, deadline,
+                                int(_WITNESS_SHARE * est / _VISIT_SEC))
             if found is not None:
                 return found
         if need <= cap:
