@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Reduction", "reduce_knapsack"]
+from .reduce_kernel import reduce_sorted
+
+__all__ = ["Reduction", "reduce_knapsack", "reduce_knapsack_numpy"]
 
 # Slack on float bounds: a fixing must hold even if the bound was computed a little low.
 _REL_TOL = 1e-9
@@ -87,11 +89,42 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
     Returns:
         The `Reduction`.
     """
-    n = len(tokens)
     ws_all = np.asarray(tokens, dtype=np.int64)
     ps_all = np.asarray(scores, dtype=np.float64)
     order = np.argsort(-ps_all / ws_all, kind="stable")
     ws, ps = ws_all[order], ps_all[order]
+    # The compiled pass (`reduce_kernel`) where its float sums are exact: integral scores, as `exact`'s.
+    ok, inc, fixed_in, free, left, inc_score, upper, early = reduce_sorted(
+        ws, ps, order.astype(np.int64), int(room), float(margin), known is not None,
+        0.0 if known is None else float(known), _REL_TOL)
+    if ok:
+        incumbent = tuple(inc.tolist())
+        if early:
+            return Reduction((), (), room, incumbent, inc_score, upper)
+        return Reduction(tuple(fixed_in.tolist()), tuple(free.tolist()), int(left), incumbent, inc_score, upper)
+    return _reduce_sorted_numpy(ws, ps, order, room, margin, known)
+
+
+def reduce_knapsack_numpy(tokens: np.ndarray, scores: np.ndarray, room: int, margin: float = 0.0,
+                          known: float | None = None) -> Reduction:
+    """`reduce_knapsack` in numpy alone: the reference the compiled pass must match (and its fallback).
+
+    Args:
+        tokens, scores, room, margin, known: As for `reduce_knapsack`.
+
+    Returns:
+        The `Reduction`.
+    """
+    ws_all = np.asarray(tokens, dtype=np.int64)
+    ps_all = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(-ps_all / ws_all, kind="stable")
+    return _reduce_sorted_numpy(ws_all[order], ps_all[order], order, room, margin, known)
+
+
+def _reduce_sorted_numpy(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int, margin: float,
+                         known: float | None) -> Reduction:
+    """The numpy reduction on items sorted by density (`order`: their input positions)."""
+    n = len(ws)
     cum_w, cum_p = np.cumsum(ws), np.cumsum(ps)
     split = int(np.searchsorted(cum_w, room, side="right"))  # items 0..split-1 fit whole
     integral = bool(np.all(ps == np.floor(ps)))

@@ -10,15 +10,46 @@ from typing import Any
 
 import numpy as np
 
-from .core.minknap import lex_first_from, minknap
+from .core.minknap import lex_by_witness, lex_first_from, minknap
+from .dp import canonical_dp
 from .pareto import pareto_knapsack, pareto_lex
 from .reduce import Reduction, reduce_knapsack
 
-__all__ = ["Cut", "lex_first_pass", "pareto_from_greedy", "core_lex", "better", "sharpen"]
+__all__ = ["Cut", "dp_core", "lex_first_pass", "pareto_from_greedy", "core_lex", "witness_lex", "better", "sharpen",
+           "VISIT_SEC", "WITNESS_SHARE", "WITNESS_MIN_SEC"]
+
+# Before a small capacity DP breaks the tie among optima, the witness pass (`witness_lex`) from the
+# proven optimum may spend WITNESS_SHARE of the DP's estimate, in state visits of the compiled search
+# (about VISIT_SEC each): a count derived from the DP's size, so whether it succeeds is the same on
+# every machine; where it gives up the DP runs as before, after about half its cost again. A few swaps
+# and bounds give the canonical set where the DP took 11 ms (multiple_strongly_correlated, n = 1,000).
+# (A probe of half the estimate before the direct DP, instead of `budgets.SHARPEN_WORK` visits, was
+# measured and dropped: it proves circle at n = 100, but its tie-break and the DP after the failed
+# probes cost more than it saves: circle n = 100 2.1 -> 4.2 ms, multiple_strongly 1.7 -> 2.7 ms.)
+# Below WITNESS_MIN_SEC the DP goes first: its cost (0.2-0.4 ms at n = 40-70) is then below the pass's
+# Python overhead per search (multiple_strongly_correlated and circle, n = 100-200: 0.4-0.7 ms).
+# `exact` reads them under private names (tests patch them there).
+VISIT_SEC = 3e-8
+WITNESS_SHARE = 0.5
+WITNESS_MIN_SEC = 1e-3
 
 
 class Cut(Exception):
     """The time limit ended the search; ``args`` hold the best set found (and a status)."""
+
+
+def dp_core(core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float,
+            fallback: list[int], cap: float) -> list[int]:
+    """`canonical_dp` on the core (positions into `tokens`), allocating at most `cap` bytes.
+
+    Raises:
+        Cut: The deadline passed; it carries `fallback`.
+    """
+    try:
+        found = canonical_dp(tokens[core], profits[core], room, deadline, cap)
+    except TimeoutError:
+        raise Cut(list(fallback)) from None
+    return [core[q] for q in found]
 
 
 def lex_first_pass(core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction, deadline: float,
@@ -66,6 +97,36 @@ def core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.
         info["tie_break"] = "core"
         return core_set
     return fixed + [core[q] for q in found]
+
+
+def witness_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.ndarray, profits: np.ndarray,
+                room: int, deadline: float, work: int) -> list[int] | None:
+    """The lexicographic optimum from the witness `core_set` within `work` visits; None past them or the deadline.
+
+    Args:
+        core: Positions (into `tokens`) a reduction against the optimum's value - 1 left open.
+        fixed: The positions it fixed in (every optimum holds them).
+        core_set: An optimal set (positions), containing `fixed`.
+        tokens, profits: The items' weights and integral profits.
+        room: The core's capacity.
+        deadline: A `time.perf_counter()` value.
+        work: State visits the pass may spend.
+
+    Returns:
+        `fixed` plus the lexicographically first optimal core set, or None (the caller's DP decides).
+    """
+    where = {k: q for q, k in enumerate(core)}
+    mask = np.zeros(len(core), dtype=np.bool_)
+    mask[[where[k] for k in core_set if k in where]] = True
+    target = int(profits[core_set].sum()) - int(profits[fixed].sum())
+    w, p = tokens[core].astype(np.int64), profits[core].astype(np.int64)
+    if int(w[mask].sum()) > room or int(p[mask].sum()) < target:
+        return None  # not a witness on this core (cannot happen after a reduction against its value)
+    try:
+        found = lex_by_witness(w, p, int(room), target, mask, int(work), deadline)
+    except TimeoutError:
+        return None
+    return None if found is None else fixed + [core[q] for q in found]
 
 
 def better(a: list[int], b: list[int], profits: np.ndarray) -> list[int]:

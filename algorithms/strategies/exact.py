@@ -26,13 +26,17 @@ from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIR
                                SHARPEN_WORK as _SHARPEN_WORK)
 from ..solvers.core.lex import LEX_STATE_BYTES
 from ..solvers.core.minknap import minknap, warm_up
-from ..solvers.dp import canonical_dp, dp_cost, is_subset_sum
+from ..solvers.dp import dp_cost, is_subset_sum
+from ..solvers.dp_kernel import warm_up as _dp_warm_up
 from ..solvers.pareto import pareto_lex
+from ..solvers.pareto_kernel import warm_up as _lists_warm_up
 from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
+from ..solvers.reduce_kernel import warm_up as _reduce_warm_up
 from ..solvers.scaling import integer_profits_array
-from ..solvers.stages import Cut as _Cut
-from ..solvers.stages import better, core_lex, lex_first_pass, pareto_from_greedy, sharpen
+from ..solvers.stages import VISIT_SEC as _VISIT_SEC, WITNESS_MIN_SEC as _WITNESS_MIN_SEC, Cut as _Cut
+from ..solvers.stages import WITNESS_SHARE as _WITNESS_SHARE
+from ..solvers.stages import better, core_lex, dp_core, lex_first_pass, pareto_from_greedy, sharpen, witness_lex
 from .base import Strategy
 from .bnb import _knapsack_solver, bnb_knapsack
 from .cpsat import _cp_model, cpsat_knapsack
@@ -64,11 +68,12 @@ class Exact(Strategy):
     The stages, in order (each in docs/exact.md): items that cannot fit or score <= 0 dropped, all
     taken if the rest fit; Dantzig-bound reduction against (greedy incumbent - 1), so only a free
     core is open; a core whose capacity DP is estimated under 20 ms goes to that DP (the canonical
-    set in one pass; over 1 ms, 2,000 search visits first: their proof skips the DP, else their best
-    set shrinks its core: `stages.sharpen`); else the compiled expanding-core search (`minknap`,
-    Pisinger 1997) for a fixed number of visits (``work_limit``, else 10^8; 10^6 on Jooken cores), whose optimum V
-    then gets the lexicographic tie-break (the DP, or `lex_first` Pareto lists up to a state cap; past
-    it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
+    set in one pass; over 1 ms, 2,000 search visits first: their proof goes to the tie-break, else
+    their best set shrinks its core: `stages.sharpen`); else the compiled expanding-core search
+    (`minknap`, Pisinger 1997) for a fixed number of visits (``work_limit``, else 10^8; 10^6 on Jooken
+    cores), whose optimum V then gets the lexicographic tie-break (where the DP is small, the witness
+    pass `stages.witness_lex` on a share of its estimate, then the DP; else `lex_first` Pareto lists up
+    to a state cap; past it the search's own set, ``info["tie_break"] = "core"``); where the search runs out of work,
     `pareto_lex`, a branch-and-bound probe and the DP, or without memory for the DP the Pareto-list
     DP and CP-SAT racing branch and bound (``tie_break = "pareto"`` where no tie-break fits). At the
     limit the best set comes back with ``optimal=False``, ``info["stopped"]`` and a proven bound; if
@@ -105,13 +110,11 @@ class Exact(Strategy):
 
     @staticmethod
     def warm_up() -> None:
-        """Load the compiled search, DP and Pareto lists, and OR-Tools (0.2-0.25 s to import), before any timing."""
-        from ..solvers.dp_kernel import warm_up as dp_warm_up  # here, not at the top: the lead wires imports at merge
-        from ..solvers.pareto_kernel import warm_up as lists_warm_up
-
+        """Compile the search, reduction, DP and Pareto lists and load OR-Tools (0.2-0.25 s) before any timing."""
         warm_up()
-        dp_warm_up()
-        lists_warm_up()
+        _reduce_warm_up()
+        _dp_warm_up()
+        _lists_warm_up()
         _knapsack_solver()
         _cp_model()
 
@@ -162,12 +165,12 @@ class Exact(Strategy):
             best = list(red.incumbent)
             if est > _SHARPEN_MIN_SEC:  # a short probe: it often proves at once, else sharpens the DP's core
                 red, best, work = self._sharpen(core, tokens, profits, room, red, deadline, cap, _SHARPEN_WORK)
-                if work is not None:  # proven: the witness tie-break, no DP
+                if work is not None:  # proven: the witness tie-break (the DP where it gives up)
                     info["core_work"] = work
                     return self._canonical(best, tokens, profits, room, deadline, info, core_set=best,
-                                           lex_states=_LEX_MIN_STATES, prefer_lists=True), "minknap"
+                                           lex_states=_LEX_MIN_STATES), "minknap"
                 core, fixed = list(red.free), list(red.fixed_in)
-            return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
+            return fixed + dp_core(core, tokens, profits, red.room, deadline, best, cap), "exact_dp"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
@@ -186,7 +189,7 @@ class Exact(Strategy):
         best = self._better(fixed + [core[q] for q in found], list(red.incumbent), profits)
         if proven:
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
-        return fixed + self._dp(core, tokens, profits, red.room, deadline, best), "exact_dp"
+        return fixed + dp_core(core, tokens, profits, red.room, deadline, best, cap), "exact_dp"
 
     def _core_search(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray,
                      red: Reduction, deadline: float, info: dict[str, Any], cap: float) -> list[int] | None:
@@ -251,7 +254,7 @@ class Exact(Strategy):
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
                    settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True,
-                   core_set: list[int] | None = None, lex_states: int = 0, prefer_lists: bool = False) -> list[int]:
+                   core_set: list[int] | None = None, lex_states: int = 0) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
@@ -268,7 +271,7 @@ class Exact(Strategy):
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
-        if core_set is not None and (prefer_lists or not (need <= cap and est <= _DP_DIRECT_SEC)):
+        if core_set is not None and not (need <= cap and est <= _DP_DIRECT_SEC):
             return self._core_lex(core, fixed, core_set, tokens, profits, canon.room, deadline, info,
                                   min(lex_states, cap // LEX_STATE_BYTES))
         # Where the DP fits, the lists go first when they should cost under half of it.
@@ -281,9 +284,14 @@ class Exact(Strategy):
                 found = None
             if found is not None:
                 return fixed + [core[q] for q in found]
+        if need <= cap and est > _WITNESS_MIN_SEC:  # first the witness pass from `best`: often no DP
+            found = witness_lex(core, fixed, best, tokens, profits, canon.room, deadline,
+                                int(_WITNESS_SHARE * est / _VISIT_SEC))
+            if found is not None:
+                return found
         if need <= cap:
             try:
-                return fixed + self._dp(core, tokens, profits, canon.room, deadline, best)
+                return fixed + dp_core(core, tokens, profits, canon.room, deadline, best, cap)
             except _Cut:
                 pass
         if settled is None and settle is not None and time.perf_counter() < deadline:
@@ -294,12 +302,3 @@ class Exact(Strategy):
             return settled
         info.update(canonical=False, tie_break="none")  # the optimum stands; only the tie-break is out of reach
         return best
-
-    def _dp(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, deadline: float,
-            fallback) -> list[int]:
-        """`canonical_dp` on the core (positions into `tokens`); `_Cut` with `fallback` at the limit."""
-        try:
-            found = canonical_dp(tokens[core], profits[core], room, deadline, self.params["max_memory_mb"] * 2**20)
-        except TimeoutError:
-            raise _Cut(list(fallback)) from None
-        return [core[q] for q in found]
