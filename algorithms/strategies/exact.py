@@ -25,18 +25,16 @@ from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIR
                                RACE_SLICE as _RACE_SLICE, SHARPEN_MIN_SEC as _SHARPEN_MIN_SEC,
                                SHARPEN_WORK as _SHARPEN_WORK)
 from ..solvers.core.lex import LEX_STATE_BYTES
-from ..solvers.core.minknap import minknap, warm_up
+from ..solvers.core.minknap import minknap
 from ..solvers.dp import dp_cost, is_subset_sum
-from ..solvers.dp_kernel import warm_up as _dp_warm_up
 from ..solvers.pareto import pareto_lex
-from ..solvers.pareto_kernel import warm_up as _lists_warm_up
 from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, reduce_knapsack
-from ..solvers.reduce_kernel import warm_up as _reduce_warm_up
 from ..solvers.scaling import integer_profits_array
 from ..solvers.stages import VISIT_SEC as _VISIT_SEC, WITNESS_MIN_SEC as _WITNESS_MIN_SEC, Cut as _Cut
 from ..solvers.stages import WITNESS_SHARE as _WITNESS_SHARE
 from ..solvers.stages import better, core_lex, dp_core, lex_first_pass, pareto_from_greedy, sharpen, witness_lex
+from ..solvers.warm import warm_up_kernels
 from .base import Strategy
 from .bnb import _knapsack_solver, bnb_knapsack
 from .cpsat import _cp_model, cpsat_knapsack
@@ -111,10 +109,7 @@ class Exact(Strategy):
     @staticmethod
     def warm_up() -> None:
         """Compile the search, reduction, DP and Pareto lists and load OR-Tools (0.2-0.25 s) before any timing."""
-        warm_up()
-        _reduce_warm_up()
-        _dp_warm_up()
-        _lists_warm_up()
+        warm_up_kernels()
         _knapsack_solver()
         _cp_model()
 
