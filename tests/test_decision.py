@@ -87,6 +87,15 @@ def test_a_higher_latency_class_counts_only_when_the_paired_ratio_says_so():
     assert d.pick.strategy == "exact" and "then the fastest latency class" in d.why
 
 
+def test_latency_is_named_only_where_it_overrode_the_declared_order():
+    # exact_dp is both the simplest and surely the faster: whether exact is surely slower hangs on timing
+    # noise near the margin, so the text names the rule that picks exact_dp either way.
+    for slow in (0.06, 5.0):  # exact not surely slower, then surely slower: one text for both
+        (d,) = decisions(frame(cell(exact_dp=[(1.0, 0.05)] * 6, exact=[(1.0, slow)] * 6)))
+        assert d.pick.strategy == "exact_dp"
+        assert d.why.endswith("then the simplest of those not slower (declared order)")
+
+
 def test_three_instances_cannot_decide():
     rows = cell(source="conversation", budget=256, greedy=[(0.97, 0.02)] * 3, exact=[(1.0, 0.5)] * 3)
     (d,) = decisions(frame(rows))
