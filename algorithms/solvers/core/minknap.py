@@ -17,13 +17,14 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .bounds import _AFFINE_TRIES, affine_step
 from .clock import CLOCK_ID, to_clock
 from .heavy import HEAVY_ITEM_BYTES, HEAVY_STATE_BYTES, MAX_CLASS, weight_classes
 from .kernel import STATE_BYTES, search, surrogate_bound
 from .lex import item_tree, lex_first
-from .witness import QUERY_SHARE, WITNESS_SHARE, advance
+from .witness import QUERY_SHARE, WITNESS_SHARE, advance, item_kinds
 
 __all__ = ["MEMORY_LIMIT", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MinknapResult", "efficiency_order", "lex_by_witness",
            "lex_first_from", "minknap", "minknap_bytes", "warm_up"]
@@ -74,6 +75,18 @@ def _max_states(n: int, classes: int, max_bytes: float) -> int:
     """Most states `minknap_bytes` allows within `max_bytes`."""
     rest = max_bytes - minknap_bytes(n, 0, classes)
     return int(rest // (STATE_BYTES + (HEAVY_STATE_BYTES if classes else 0)))
+
+
+@njit(cache=True)
+def _greedy_rest(w, brk, room, part):
+    """Mark in `part` every item after the break item `brk` that still fits, in order (the kernel's greedy set)."""
+    used = 0
+    for q in range(brk):
+        used += w[q]
+    for q in range(brk, len(w)):
+        if used + w[q] <= room:
+            part[q] = True
+            used += w[q]
 
 
 def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | None = None,
@@ -163,11 +176,7 @@ def _sorted_search(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int,
         part = np.zeros(len(idx), dtype=bool)
         part[:brk] = True  # the break solution, then the decisions the bits know
         if step == -1:  # the greedy set: the break prefix, then every later item that fits
-            used = int(ws[idx[:brk]].sum())
-            for q in range(brk, len(idx)):
-                if used + ws[idx[q]] <= need_room:
-                    part[q] = True
-                    used += int(ws[idx[q]])
+            _greedy_rest(ws[idx], brk, need_room, part)
             taken[idx[part]] = True
             break
         if step == -3:  # the break solution with one item swapped out for one after it
@@ -220,15 +229,9 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
     Raises:
         TimeoutError: The deadline passed.
     """
-    n = len(w)
-    budget = work
+    n, budget = len(w), work
     chosen = np.array(witness, dtype=np.bool_)
-    if n and float(w.max()) * float(p.max() + 1) < 9.0e18:  # one int64 key per (weight, profit)
-        _, kind = np.unique(w * (int(p.max()) + 1) + p, return_inverse=True)
-    else:
-        _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
-    kind = np.ascontiguousarray(kind.reshape(-1), dtype=np.int64)
-    n_kinds = int(kind.max()) + 1 if n else 0
+    kind, n_kinds = item_kinds(w, p)
     items_tree = item_tree(w, p)
     acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum())], dtype=np.int64)
     slope, ga = affine_step(w, p, int(np.gcd.reduce(p)), _AFFINE_TRIES) if n else (0, 1)
@@ -277,8 +280,7 @@ def lex_first_from(tokens, profits, room: int, target: int, max_states: int, wit
         ValueError: No set reaches `target` (from `lex_first`).
         TimeoutError: The deadline passed.
     """
-    w = np.ascontiguousarray(tokens, dtype=np.int64)
-    p = np.ascontiguousarray(profits, dtype=np.int64)
+    w, p = np.ascontiguousarray(tokens, dtype=np.int64), np.ascontiguousarray(profits, dtype=np.int64)
     mask = np.zeros(len(w), dtype=np.bool_)
     mask[np.asarray(witness, dtype=np.int64)] = True
     if len(w) and int(w[mask].sum()) <= room and int(p[mask].sum()) >= target:
@@ -295,6 +297,7 @@ def warm_up() -> None:
     seconds without it; call this before timing anything. Later calls cost microseconds.
     """
     minknap([2, 3, 4], [3, 4, 5], 5)
+    _greedy_rest(np.array([2, 3, 1], dtype=np.int64), 1, 3, np.zeros(3, dtype=np.bool_))
     lex_first([2, 3, 4], [3, 4, 5], 5, 7, 100)
     lex_first_from([2, 3, 4, 3], [3, 4, 5, 4], 5, 7, 100, [0, 1])  # the witness pass, with one search
     surrogate_bound(np.arange(1, 9), np.arange(1, 9) + 3, 12, 3, 0, 2)
