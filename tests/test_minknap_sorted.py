@@ -75,3 +75,13 @@ def test_the_greedy_fill_takes_every_later_item_that_fits_in_order(w, brk, extra
         want.append(used + x <= room)
         used += x if want[-1] else 0
     assert part.tolist() == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(w=st.lists(st.integers(1, 10**6), min_size=0, max_size=30), room=st.integers(0, 3 * 10**6))
+def test_dp_costs_byte_count_is_dp_memory_bytes(w, room):
+    from packbench.algorithms.solvers.dp import dp_cost, dp_memory_bytes
+
+    kept = [x for x in w if x <= room]
+    assert dp_cost(np.array(kept, np.int64), room)[0] == dp_memory_bytes(kept, room)
+    assert dp_cost(kept, room) == dp_cost(np.array(kept, np.int64), room)
