@@ -67,6 +67,7 @@ def _paths(monkeypatch, path):
     elif path == "sharpen":  # the search's best set after a few visits re-reduces before the direct DP
         monkeypatch.setattr(exact_module, "_SHARPEN_MIN_SEC", -1.0)
         monkeypatch.setattr(exact_module, "_SHARPEN_WORK", 3)
+        monkeypatch.setattr(exact_module, "_SHARPEN_SHARE", 0.0)  # 3 visits, not a share of the estimate
     elif path == "race":  # no memory for the first DP: CP-SAT and branch and bound race
         real = exact_module.dp_cost
         calls = []

@@ -117,3 +117,34 @@ def test_the_witness_pass_skips_the_dp_on_a_hard_instance():
         mp.setattr(stages_module, "lex_by_witness", lambda *a, **k: None)
         by_dp = Exact(time_limit=60).select(prob)
     assert by_dp.indices == sel.indices
+
+
+@pytest.mark.parametrize("share", [0.0, 1e6])
+@settings(max_examples=100, deadline=None)
+@given(case=tied)
+def test_the_probe_before_a_small_dp_gets_a_share_of_its_estimate_in_visits(share, case):
+    # One visit alone (share 0) rarely proves; a share of the DP's estimate, counted in visits, does:
+    # then the witness pass and no DP. Either way the brute-force lexicographic optimum.
+    tokens, scores, room = case
+    budgets, real = [], stages_module.sharpen
+
+    def spy(core, tokens_, profits, room_, red, deadline, cap, work):
+        budgets.append((work, exact_module.dp_cost(tokens_[core], red.room)[1]))
+        return real(core, tokens_, profits, room_, red, deadline, cap, work)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(exact_module, "_SHARPEN_MIN_SEC", -1.0)
+        mp.setattr(exact_module, "_SHARPEN_WORK", 1)
+        mp.setattr(exact_module, "_SHARPEN_SHARE", share)
+        mp.setattr(exact_module.Exact, "_sharpen", staticmethod(spy))
+        if share:
+            mp.setattr(exact_module, "_WITNESS_MIN_SEC", -1.0)
+            mp.setattr(exact_module, "_WITNESS_SHARE", 1e6)
+            mp.setattr(stages_module, "canonical_dp", lambda *a, **k: pytest.fail("the DP ran"))
+        sel = Exact().select(_problem(tokens, scores, room))
+    assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
+    assert sel.indices == _lex_first_optimum(tokens, scores, room)
+    for work, est in budgets:
+        assert work == max(1, int(share * est / exact_module._VISIT_SEC))
+    if share and budgets:
+        assert sel.info["solver"] == "minknap"

@@ -10,10 +10,14 @@ from __future__ import annotations
 __all__ = ["DP_DIRECT_SEC", "PROBE_SHARE", "MIN_SLICE", "LEX_FIRST_SHARE", "RACE_SLICE", "PARETO_SHARE",
            "LEX_MAX_BYTES", "LEX_ITEM_SEC", "LEX_BYTE_SEC", "CORE_WORK", "HEAVY_SHARE", "HEAVY_PART",
            "HEAVY_WORK", "LEX_MIN_STATES", "LEX_PER_VISIT", "LEX_MAX_STATES", "GUARD_SEC", "GUARD_SHARE",
-           "SHARPEN_MIN_SEC", "SHARPEN_WORK"]
+           "SHARPEN_MIN_SEC", "SHARPEN_SHARE", "SHARPEN_WORK"]
 
-# A DP estimated below this runs at once: a branch-and-bound probe would cost as much.
-DP_DIRECT_SEC = 0.02
+# A DP estimated below this runs at once: a branch-and-bound probe would cost as much. In the units of
+# `dp.dp_cost`'s model, which the compiled DP beats 3.0-3.7x on the hard families' cores (2.0-2.8x on
+# Jooken's): 60 ms there is about 20 ms of DP. Raised from 20 ms, it sends two seed-0 cores the search
+# proved slowly to the DP (spanner_weakly n = 500: 14.4 -> 9.7 ms CPU; circle n = 500: 41.7 -> 16.6 ms,
+# and the tie-break "core" -> "lex"); on seed 5 no choice changed.
+DP_DIRECT_SEC = 0.06
 # Otherwise branch and bound probes first, for this share of the DP's estimate (at least the
 # minimum slice); the DP, if it fits, then finishes within about (1 + share) times its own time.
 PROBE_SHARE = 0.25
@@ -55,4 +59,8 @@ GUARD_SEC, GUARD_SHARE = 0.1, 0.1
 # n = 500: 15.5 -> 1.2 ms). Otherwise the reduction against its best set leaves a smaller core to the DP
 # (multiple_strongly_correlated, n = 200: an estimate of 5.2 ms became 0.6 ms); where it finds nothing
 # better (circle, spanner_weakly) the probe costs about 0.2 ms.
-SHARPEN_MIN_SEC, SHARPEN_WORK = 1e-3, 2000
+# The probe gets more where the DP is dearer: SHARPEN_SHARE of its estimate in visits of `stages.VISIT_SEC`
+# (about 40,000 at the 60 ms cut-off), so an instance the search proves in a few thousand visits is not left
+# to a DP ten times its cost. (Larger probes were measured and dropped: at n = 100-200 the compiled DP beats
+# the search and its tie-break, e.g. circle n = 100 0.66 -> 1.8 ms with 10^5 visits.)
+SHARPEN_MIN_SEC, SHARPEN_WORK, SHARPEN_SHARE = 1e-3, 2000, 0.02

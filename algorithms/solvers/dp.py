@@ -66,8 +66,11 @@ def dp_cost(tokens: Sequence[int], room: int) -> tuple[int, float]:
     and its Pareto-list budgets were set against it. It only orders the
     solvers; no result depends on it.
     """
-    cells = int(_spans(tokens, room).sum())
-    return dp_memory_bytes(tokens, room), _SEC_PER_ITEM * len(tokens) + _SEC_PER_CELL * cells
+    w = np.asarray(tokens, dtype=np.int64)
+    spans = _spans(w, room)  # once, with the row from numpy: `dp_memory_bytes`'s count, at half its cost
+    row = min(int(room), int(w.sum())) + 1
+    need = 8 * row + int(((spans + 7) // 8).sum()) + ARRAY_OVERHEAD * len(spans)
+    return need, _SEC_PER_ITEM * len(w) + _SEC_PER_CELL * int(spans.sum())
 
 
 def dp_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,

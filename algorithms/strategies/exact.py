@@ -23,7 +23,7 @@ from ..solvers.budgets import (CORE_WORK as _CORE_WORK, DP_DIRECT_SEC as _DP_DIR
                                LEX_MIN_STATES as _LEX_MIN_STATES, LEX_PER_VISIT as _LEX_PER_VISIT,
                                MIN_SLICE as _MIN_SLICE, PARETO_SHARE as _PARETO_SHARE, PROBE_SHARE as _PROBE_SHARE,
                                RACE_SLICE as _RACE_SLICE, SHARPEN_MIN_SEC as _SHARPEN_MIN_SEC,
-                               SHARPEN_WORK as _SHARPEN_WORK)
+                               SHARPEN_SHARE as _SHARPEN_SHARE, SHARPEN_WORK as _SHARPEN_WORK)
 from ..solvers.core.lex import LEX_STATE_BYTES
 from ..solvers.core.minknap import minknap
 from ..solvers.dp import dp_cost, is_subset_sum
@@ -65,7 +65,7 @@ class Exact(Strategy):
 
     The stages, in order (each in docs/exact.md): items that cannot fit or score <= 0 dropped, all
     taken if the rest fit; Dantzig-bound reduction against (greedy incumbent - 1), so only a free
-    core is open; a core whose capacity DP is estimated under 20 ms goes to that DP (the canonical
+    core is open; a core whose capacity DP is estimated under 60 ms goes to that DP (the canonical
     set in one pass; over 1 ms, 2,000 search visits first: their proof goes to the tie-break, else
     their best set shrinks its core: `stages.sharpen`); else the compiled expanding-core search
     (`minknap`, Pisinger 1997) for a fixed number of visits (``work_limit``, else 10^8; 10^6 on Jooken
@@ -154,12 +154,12 @@ class Exact(Strategy):
         if not core or int(core_w.sum()) <= red.room:
             return fixed + core, "reduction"
         need, est = dp_cost(core_w, red.room)
-        info["dp_estimate"] = round(est, 6)
-        dp_fits = need <= cap
+        info["dp_estimate"], dp_fits = round(est, 6), need <= cap
         if dp_fits and est <= _DP_DIRECT_SEC:  # a tiny DP: the canonical set in one pass
             best = list(red.incumbent)
             if est > _SHARPEN_MIN_SEC:  # a short probe: it often proves at once, else sharpens the DP's core
-                red, best, work = self._sharpen(core, tokens, profits, room, red, deadline, cap, _SHARPEN_WORK)
+                probe = max(_SHARPEN_WORK, int(_SHARPEN_SHARE * est / _VISIT_SEC))  # a count from the DP's cells
+                red, best, work = self._sharpen(core, tokens, profits, room, red, deadline, cap, probe)
                 if work is not None:  # proven: the witness tie-break (the DP where it gives up)
                     info["core_work"] = work
                     return self._canonical(best, tokens, profits, room, deadline, info, core_set=best,

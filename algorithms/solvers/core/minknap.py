@@ -17,9 +17,17 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-__all__ = ["MEMORY_LIMIT", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MinknapResult", "lex_by_witness", "lex_first_from",
-           "minknap", "minknap_bytes", "warm_up"]
+from .bounds import _AFFINE_TRIES, affine_step
+from .clock import CLOCK_ID, to_clock
+from .heavy import HEAVY_ITEM_BYTES, HEAVY_STATE_BYTES, MAX_CLASS, weight_classes
+from .kernel import STATE_BYTES, search, surrogate_bound
+from .lex import item_tree, lex_first
+from .witness import QUERY_SHARE, WITNESS_SHARE, advance, item_kinds
+
+__all__ = ["MEMORY_LIMIT", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MinknapResult", "efficiency_order", "lex_by_witness",
+           "lex_first_from", "minknap", "minknap_bytes", "warm_up"]
 
 PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = "proven", "time_limit", "work_limit", "memory_limit"
 _STATUS = (PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT)
@@ -59,20 +67,26 @@ def minknap_bytes(n: int, max_states: int, classes: int = 0) -> int:
 
     `classes`: how many weight classes the class bound tracks (`heavy.weight_classes`; 0 on most instances).
     """
-    from .heavy import HEAVY_ITEM_BYTES, HEAVY_STATE_BYTES
-    from .kernel import STATE_BYTES
-
     per_state = STATE_BYTES + (HEAVY_STATE_BYTES if classes else 0)
     return per_state * max_states + (_ITEM_BYTES + HEAVY_ITEM_BYTES * classes) * n
 
 
 def _max_states(n: int, classes: int, max_bytes: float) -> int:
     """Most states `minknap_bytes` allows within `max_bytes`."""
-    from .heavy import HEAVY_STATE_BYTES
-    from .kernel import STATE_BYTES
-
     rest = max_bytes - minknap_bytes(n, 0, classes)
     return int(rest // (STATE_BYTES + (HEAVY_STATE_BYTES if classes else 0)))
+
+
+@njit(cache=True)
+def _greedy_rest(w, brk, room, part):
+    """Mark in `part` every item after the break item `brk` that still fits, in order (the kernel's greedy set)."""
+    used = 0
+    for q in range(brk):
+        used += w[q]
+    for q in range(brk, len(w)):
+        if used + w[q] <= room:
+            part[q] = True
+            used += w[q]
 
 
 def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | None = None,
@@ -91,29 +105,46 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
     Returns:
         The `MinknapResult`. The search is deterministic: the same input gives the same set.
     """
-    from .clock import CLOCK_ID, to_clock
-    from .heavy import weight_classes
-    from .kernel import search, surrogate_bound
+    w, p = np.ascontiguousarray(tokens, dtype=np.int64), np.ascontiguousarray(profits, dtype=np.int64)
+    order = efficiency_order(w, p)
+    return _sorted_search(w[order], p[order], order, int(room), int(lower), to_clock(deadline), int(work_limit),
+                          max_bytes)
 
-    w = np.ascontiguousarray(tokens, dtype=np.int64)
-    p = np.ascontiguousarray(profits, dtype=np.int64)
-    n = len(w)
-    classes = weight_classes(w, int(room))
+
+def efficiency_order(w: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Positions by profit/weight, best first, equal ratios by position: the order the search visits items in.
+
+    The order of a subset of the items is this one restricted to it, so a caller asking many
+    searches over subsets (`lex_by_witness`) sorts once.
+    """
+    return np.argsort(-(p / np.maximum(w, 1)), kind="stable")
+
+
+def _classes(w: np.ndarray, room: int) -> np.ndarray:
+    """`heavy.weight_classes`, skipped where at most one item weighs over room / (MAX_CLASS + 1).
+
+    A class j needs more than j >= 1 such items, so that one count proves there are none (the usual case).
+    """
+    if np.count_nonzero(w > room // (MAX_CLASS + 1)) <= 1:
+        return np.zeros(0, dtype=np.int64)
+    return weight_classes(w, room)
+
+
+def _sorted_search(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int, lower: int, clock_deadline: float,
+                   work_limit: int, max_bytes: float) -> MinknapResult:
+    """`minknap` on int64 items already in `efficiency_order`; `order[q]`: the position reported for item q."""
+    n = len(ws)
+    classes = _classes(ws, room)
     n_classes = len(classes)
     max_states = _max_states(n, n_classes, max_bytes)
     if max_states < 2:
         return MinknapResult(None, lower, MEMORY_LIMIT, 0)
-    clock_deadline = to_clock(deadline)
-    order = np.lexsort((np.arange(n), -(p / np.maximum(w, 1))))  # best efficiency first, ties by position
-    ws, ps = w[order], p[order]
-    taken = np.zeros(n, dtype=bool)
-    free = np.ones(n, dtype=bool)  # items whose decision is still open, in sorted positions
-    need_room, need_value, total_work = int(room), int(lower), 0
-    first = None
+    taken, free = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)  # free: decisions still open (sorted positions)
+    need_room, need_value, total_work, first = room, lower, 0, None
     probe = _PROBE_WORK if not work_limit or work_limit > _PROBE_WORK else 0
     while True:
         idx = np.flatnonzero(free)
-        if len(idx) < n:  # a rebuild (less room: maybe other classes), never more of them than `max_states` counted
+        if len(idx) < n and n_classes:  # a rebuild (less room: maybe other classes), never more than counted
             classes = weight_classes(ws[idx], need_room)[:n_classes]
         out = search(ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline,
                      int(probe or work_limit), max_states, classes)
@@ -145,11 +176,7 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
         part = np.zeros(len(idx), dtype=bool)
         part[:brk] = True  # the break solution, then the decisions the bits know
         if step == -1:  # the greedy set: the break prefix, then every later item that fits
-            used = int(ws[idx[:brk]].sum())
-            for q in range(brk, len(idx)):
-                if used + ws[idx[q]] <= need_room:
-                    part[q] = True
-                    used += int(ws[idx[q]])
+            _greedy_rest(ws[idx], brk, need_room, part)
             taken[idx[part]] = True
             break
         if step == -3:  # the break solution with one item swapped out for one after it
@@ -171,8 +198,7 @@ def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | No
         free[idx[~open_]] = False
         need_room -= int(ws[idx[fixed]].sum())
         need_value = int(value) - int(ps[idx[fixed]].sum()) - 1  # the open items must reach the rest
-    chosen = np.sort(order[np.flatnonzero(taken)]).tolist()
-    return MinknapResult(chosen, first[0], first[1], total_work)
+    return MinknapResult(np.sort(order[taken]).tolist(), first[0], first[1], total_work)
 
 
 def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness: np.ndarray,
@@ -203,23 +229,15 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
     Raises:
         TimeoutError: The deadline passed.
     """
-    from .bounds import _AFFINE_TRIES, affine_step
-    from .lex import item_tree
-    from .witness import QUERY_SHARE, advance
-
-    n = len(w)
-    budget = work
+    n, budget = len(w), work
     chosen = np.array(witness, dtype=np.bool_)
-    if n and float(w.max()) * float(p.max() + 1) < 9.0e18:  # one int64 key per (weight, profit)
-        _, kind = np.unique(w * (int(p.max()) + 1) + p, return_inverse=True)
-    else:
-        _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
-    kind = np.ascontiguousarray(kind.reshape(-1), dtype=np.int64)
-    n_kinds = int(kind.max()) + 1 if n else 0
+    kind, n_kinds = item_kinds(w, p)
     items_tree = item_tree(w, p)
     acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum())], dtype=np.int64)
     slope, ga = affine_step(w, p, int(np.gcd.reduce(p)), _AFFINE_TRIES) if n else (0, 1)
-    k = 0
+    # Each search runs on the items after k that fit, in the efficiency order: sorted once here.
+    order, clock_deadline = efficiency_order(w, p), to_clock(deadline)
+    w_sorted, p_sorted, k = w[order], p[order], 0
     while True:
         k = advance(w, p, kind, n_kinds, int(room), int(target), chosen, k, items_tree, acc, slope, ga)
         if k >= n:
@@ -227,11 +245,10 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
         if work <= 0:
             return None, False
         left, need = int(room) - int(acc[0]) - int(w[k]), int(target) - int(acc[1]) - int(p[k])
-        later = np.arange(k + 1, n)
-        later = later[w[later] <= left]
-        res = minknap(w[later], p[later], left, lower=need - 1, deadline=deadline,
-                      work_limit=max(1, min(work, budget // QUERY_SHARE))) if len(later) else None
-        work -= len(later)  # the search's setup (a sort of the items after k) counts as a visit per item
+        keep = (order > k) & (w_sorted <= left)
+        res = _sorted_search(w_sorted[keep], p_sorted[keep], order[keep], left, need - 1, clock_deadline,
+                             max(1, min(work, budget // QUERY_SHARE)), 2**30) if keep.any() else None
+        work -= int(np.count_nonzero(keep))  # the search's setup (its items' order) counts as a visit per item
         if res is not None:
             work -= res.work
             if res.status == TIME_LIMIT:
@@ -240,7 +257,7 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
             chosen[k:] = False
             chosen[k] = True
             if res is not None and res.chosen is not None:
-                chosen[later[res.chosen]] = True
+                chosen[res.chosen] = True  # positions into w: `order` maps the search's items back
             acc[0] += w[k]
             acc[1] += p[k]
             acc[2], acc[3] = int(w[chosen].sum()), int(p[chosen].sum())
@@ -263,11 +280,7 @@ def lex_first_from(tokens, profits, room: int, target: int, max_states: int, wit
         ValueError: No set reaches `target` (from `lex_first`).
         TimeoutError: The deadline passed.
     """
-    from .lex import lex_first
-    from .witness import WITNESS_SHARE
-
-    w = np.ascontiguousarray(tokens, dtype=np.int64)
-    p = np.ascontiguousarray(profits, dtype=np.int64)
+    w, p = np.ascontiguousarray(tokens, dtype=np.int64), np.ascontiguousarray(profits, dtype=np.int64)
     mask = np.zeros(len(w), dtype=np.bool_)
     mask[np.asarray(witness, dtype=np.int64)] = True
     if len(w) and int(w[mask].sum()) <= room and int(p[mask].sum()) >= target:
@@ -283,10 +296,8 @@ def warm_up() -> None:
     The first call in a process costs about half a second with the cache on disk, tens of
     seconds without it; call this before timing anything. Later calls cost microseconds.
     """
-    from .kernel import surrogate_bound
-    from .lex import lex_first
-
     minknap([2, 3, 4], [3, 4, 5], 5)
+    _greedy_rest(np.array([2, 3, 1], dtype=np.int64), 1, 3, np.zeros(3, dtype=np.bool_))
     lex_first([2, 3, 4], [3, 4, 5], 5, 7, 100)
     lex_first_from([2, 3, 4, 3], [3, 4, 5, 4], 5, 7, 100, [0, 1])  # the witness pass, with one search
     surrogate_bound(np.arange(1, 9), np.arange(1, 9) + 3, 12, 3, 0, 2)

@@ -27,7 +27,7 @@ from numba import njit
 from .bounds import _shifted
 from .lex import _fill
 
-__all__ = ["QUERY_SHARE", "WITNESS_SHARE", "advance"]
+__all__ = ["QUERY_SHARE", "WITNESS_SHARE", "advance", "item_kinds"]
 
 _REL_TOL = 1e-9
 # Positions after an item the witness leaves out where a swap partner is looked for (besides its own kind).
@@ -36,6 +36,25 @@ _SWAP_SCAN = 64
 WITNESS_SHARE = 4
 # One search may spend at most 1/QUERY_SHARE of the budget: one that needs more is about as hard as the proof.
 QUERY_SHARE = 2
+
+
+def item_kinds(w: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
+    """(each item's kind: an index per distinct (weight, profit) pair, int64; how many kinds), as `advance` reads them.
+
+    Args:
+        w, p: int64 weights and profits.
+
+    Returns:
+        The kinds and their count (0 without items).
+    """
+    if not len(w):
+        return np.zeros(0, dtype=np.int64), 0
+    if float(w.max()) * float(p.max() + 1) < 9.0e18:  # one int64 key per (weight, profit)
+        _, kind = np.unique(w * (int(p.max()) + 1) + p, return_inverse=True)
+    else:
+        _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
+    kind = np.ascontiguousarray(kind.reshape(-1), dtype=np.int64)
+    return kind, int(kind.max()) + 1
 
 
 @njit(cache=True)
