@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packbench.algorithms.solvers.core.clock import to_clock
 from packbench.algorithms.solvers.core.heavy import weight_classes
-from packbench.algorithms.solvers.core.minknap import (_classes, _greedy_rest, _sorted_search, efficiency_order,
+from packbench.algorithms.solvers.core.kernel import greedy_rest
+from packbench.algorithms.solvers.core.minknap import (_classes, _sorted_search, efficiency_order,
                                                        minknap)
 
 items_case = st.tuples(
@@ -69,7 +70,7 @@ def test_the_greedy_fill_takes_every_later_item_that_fits_in_order(w, brk, extra
     room = int(arr[:brk].sum()) + extra
     part = np.zeros(len(arr), dtype=np.bool_)
     part[:brk] = True
-    _greedy_rest(arr, brk, room, part)
+    greedy_rest(arr, brk, room, part)
     used, want = int(arr[:brk].sum()), [True] * brk
     for x in w[brk:]:
         want.append(used + x <= room)

@@ -34,7 +34,8 @@ from .clock import monotonic_now
 from .heavy import CLASS_KEEP, CLASS_TRIAL, COUNT_BITS, class_bound, class_tables, step_tables
 from .runs import MIN_RUN, run_bound, run_tables
 
-__all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "search", "affine_step", "surrogate_bound"]
+__all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "affine_step", "greedy_rest", "search",
+           "surrogate_bound"]
 
 PROVEN, TIME_LIMIT, WORK_LIMIT, MEMORY_LIMIT = 0, 1, 2, 3
 # Bytes per state slot: weight, profit and decision bits (8 each), in two lists (current and next).
@@ -247,3 +248,15 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
             break
     return (status, z, best_step, best_bits, seq[:steps].copy(), adds[:steps].copy(), b, work,
             swap_out, swap_in)
+
+
+@njit(cache=True)
+def greedy_rest(w, brk, room, part):
+    """Mark in `part` every item after the break item `brk` that still fits, in order (the kernel's greedy set)."""
+    used = 0
+    for q in range(brk):
+        used += w[q]
+    for q in range(brk, len(w)):
+        if used + w[q] <= room:
+            part[q] = True
+            used += w[q]

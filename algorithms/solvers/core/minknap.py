@@ -17,12 +17,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from .bounds import _AFFINE_TRIES, affine_step
 from .clock import CLOCK_ID, to_clock
 from .heavy import HEAVY_ITEM_BYTES, HEAVY_STATE_BYTES, MAX_CLASS, weight_classes
-from .kernel import STATE_BYTES, search, surrogate_bound
+from .kernel import STATE_BYTES, greedy_rest, search, surrogate_bound
 from .lex import item_tree, lex_first
 from .witness import QUERY_SHARE, WITNESS_SHARE, advance, item_kinds
 
@@ -75,18 +74,6 @@ def _max_states(n: int, classes: int, max_bytes: float) -> int:
     """Most states `minknap_bytes` allows within `max_bytes`."""
     rest = max_bytes - minknap_bytes(n, 0, classes)
     return int(rest // (STATE_BYTES + (HEAVY_STATE_BYTES if classes else 0)))
-
-
-@njit(cache=True)
-def _greedy_rest(w, brk, room, part):
-    """Mark in `part` every item after the break item `brk` that still fits, in order (the kernel's greedy set)."""
-    used = 0
-    for q in range(brk):
-        used += w[q]
-    for q in range(brk, len(w)):
-        if used + w[q] <= room:
-            part[q] = True
-            used += w[q]
 
 
 def minknap(tokens, profits, room: int, *, lower: int = -1, deadline: float | None = None,
@@ -176,7 +163,7 @@ def _sorted_search(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int,
         part = np.zeros(len(idx), dtype=bool)
         part[:brk] = True  # the break solution, then the decisions the bits know
         if step == -1:  # the greedy set: the break prefix, then every later item that fits
-            _greedy_rest(ws[idx], brk, need_room, part)
+            greedy_rest(ws[idx], brk, need_room, part)
             taken[idx[part]] = True
             break
         if step == -3:  # the break solution with one item swapped out for one after it
@@ -297,7 +284,7 @@ def warm_up() -> None:
     seconds without it; call this before timing anything. Later calls cost microseconds.
     """
     minknap([2, 3, 4], [3, 4, 5], 5)
-    _greedy_rest(np.array([2, 3, 1], dtype=np.int64), 1, 3, np.zeros(3, dtype=np.bool_))
+    greedy_rest(np.array([2, 3, 1], dtype=np.int64), 1, 3, np.zeros(3, dtype=np.bool_))
     lex_first([2, 3, 4], [3, 4, 5], 5, 7, 100)
     lex_first_from([2, 3, 4, 3], [3, 4, 5, 4], 5, 7, 100, [0, 1])  # the witness pass, with one search
     surrogate_bound(np.arange(1, 9), np.arange(1, 9) + 3, 12, 3, 0, 2)
