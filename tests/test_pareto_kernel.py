@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbench.algorithms.solvers.pareto import pareto_lex
-from packbench.algorithms.solvers.pareto_kernel import _add, _most_profit, _ranks, warm_up
+from packbench.algorithms.solvers.core.fenwick import add
+from packbench.algorithms.solvers.pareto_kernel import _most_profit, _ranks, warm_up
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -85,11 +86,11 @@ def test_most_profit_is_the_best_profit_of_as_many_items_as_fit(items, cap):
     wn, wsum = np.zeros(n + 1, dtype=np.int64), np.zeros(n + 1, dtype=np.int64)
     pn, psum = np.zeros(n + 1, dtype=np.int64), np.zeros(n + 1)
     for k in range(n):  # every item in, then the dead ones out, as the lists drop items
-        _add(wn, wsum, rank_w[k], 1, w[k])
-        _add(pn, psum, rank_p[k], 1, p[k])
+        add(wn, wsum, rank_w[k], 1, w[k])
+        add(pn, psum, rank_p[k], 1, p[k])
     for k in set(range(n)) - set(alive):
-        _add(wn, wsum, rank_w[k], -1, -w[k])
-        _add(pn, psum, rank_p[k], -1, -p[k])
+        add(wn, wsum, rank_w[k], -1, -w[k])
+        add(pn, psum, rank_p[k], -1, -p[k])
     top = 1
     while top * 2 <= n:
         top *= 2

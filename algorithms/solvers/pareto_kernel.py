@@ -25,6 +25,7 @@ from numba import njit
 from numba.typed import List
 
 from .core.clock import CLOCK_ID, monotonic_now, to_clock
+from .core.fenwick import add, descend
 
 __all__ = ["DONE", "OVER_CAP", "NO_SET", "TIMED_OUT", "lex_lists", "warm_up"]
 
@@ -38,29 +39,11 @@ _CHECK_STATES = 4096
 @njit(cache=True)
 def _dantzig(tw, tp, ws, ps, top, n, cap):
     """Dantzig bound of the items alive in the trees within `cap` tokens, as `pareto._LPBound` sums it."""
-    pos, left, base = 0, cap, 0.0
-    step = top
-    while step > 0:
-        nxt = pos + step
-        if nxt <= n and tw[nxt] <= left:
-            pos = nxt
-            left -= tw[nxt]
-            base += tp[nxt]
-        step >>= 1
+    pos, left, base = descend(tw, tp, 0.0, cap, top, n)
     if pos >= n:  # every alive item fits whole
         return base
     # pos is the first alive item left out (a dead one weighs nothing, so the descent passes it).
     return base + ps[pos] * ((float(cap) - float(cap - left)) / ws[pos])
-
-
-@njit(cache=True)
-def _add(tree_n, tree_s, at, count, value):
-    """Add (count, value) at 0-based position `at` of a Fenwick tree pair."""
-    i = at + 1
-    while i < len(tree_n):
-        tree_n[i] += count
-        tree_s[i] += value
-        i += i & -i
 
 
 @njit(cache=True)
@@ -71,24 +54,8 @@ def _most_profit(wn, wsum, pn, psum, top, n, cap):
     more profit than that many of the most profitable: a bound the Dantzig bound misses where a
     few heavy items dominate (Jooken's class: one item of half the room fits, the LP takes two).
     """
-    pos, left, count = 0, cap, 0
-    step = top
-    while step > 0:
-        nxt = pos + step
-        if nxt <= n and wsum[nxt] <= left:
-            pos = nxt
-            left -= wsum[nxt]
-            count += wn[nxt]
-        step >>= 1
-    pos, value = 0, 0.0
-    step = top
-    while step > 0:
-        nxt = pos + step
-        if nxt <= n and pn[nxt] <= count:
-            pos = nxt
-            count -= pn[nxt]
-            value += psum[nxt]
-        step >>= 1
+    _, _, count = descend(wsum, wn, 0, cap, top, n)
+    _, _, value = descend(pn, psum, 0.0, count, top, n)
     return value
 
 
@@ -103,9 +70,9 @@ def _lists(w, p, rank, ws, ps, rank_w, rank_p, room, target, max_bytes, clock_id
     pn = np.zeros(n + 1, dtype=np.int64)  # by profit, most profitable first: counts and profits
     psum = np.zeros(n + 1, dtype=np.float64)
     for k in range(n):
-        _add(tw, tp, rank[k], w[k], p[k])
-        _add(wn, wsum, rank_w[k], 1, w[k])
-        _add(pn, psum, rank_p[k], 1, p[k])
+        add(tw, tp, rank[k], w[k], p[k])
+        add(wn, wsum, rank_w[k], 1, w[k])
+        add(pn, psum, rank_p[k], 1, p[k])
     top = 1
     while top * 2 <= n:
         top *= 2
@@ -121,9 +88,9 @@ def _lists(w, p, rank, ws, ps, rank_w, rank_p, room, target, max_bytes, clock_id
     for k in range(n - 1, -1, -1):
         if monotonic_now(clock_id) > deadline:
             return TIMED_OUT, np.empty(0, dtype=np.int64)
-        _add(tw, tp, rank[k], -w[k], -p[k])  # item k joins the suffix: it leaves the bounds' items
-        _add(wn, wsum, rank_w[k], -1, -w[k])
-        _add(pn, psum, rank_p[k], -1, -p[k])
+        add(tw, tp, rank[k], -w[k], -p[k])  # item k joins the suffix: it leaves the bounds' items
+        add(wn, wsum, rank_w[k], -1, -w[k])
+        add(pn, psum, rank_p[k], -1, -p[k])
         m, wk, pk = len(W), w[k], p[k]
         fit = 0  # the old states that can take item k: a prefix, the list being sorted by tokens
         while fit < m and W[fit] <= room - wk:

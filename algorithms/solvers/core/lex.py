@@ -18,6 +18,7 @@ from numba import njit
 
 from .clock import CLOCK_ID, monotonic_now, to_clock
 from .bounds import _AFFINE_TRIES, _shifted, affine_step
+from .fenwick import add, descend
 
 __all__ = ["LEX_STATE_BYTES", "item_tree", "lex_first"]
 
@@ -28,15 +29,7 @@ _REL_TOL = 1e-9
 @njit(cache=True)
 def _fill(tw, tp, eff, n, top, room):
     """(Dantzig bound, weight its LP solution uses) of the items alive in the Fenwick tree within `room`."""
-    pos, left, value = 0, room, 0.0
-    step = top
-    while step > 0:
-        nxt = pos + step
-        if nxt <= n and tw[nxt] <= left:
-            pos = nxt
-            left -= tw[nxt]
-            value += tp[nxt]
-        step >>= 1
+    pos, left, value = descend(tw, tp, 0.0, room, top, n)
     if pos < n and left > 0:
         value += eff[pos] * left  # pos is the first alive item left out: the best efficiency left
         left = 0
@@ -59,11 +52,7 @@ def item_tree(w, p):
     tw = np.zeros(n + 1, dtype=np.int64)
     tp = np.zeros(n + 1, dtype=np.float64)
     for q in range(n):  # every item alive
-        i = q + 1
-        while i <= n:
-            tw[i] += w[order[q]]
-            tp[i] += p[order[q]]
-            i += i & -i
+        add(tw, tp, q, w[order[q]], p[order[q]])
     top = 1
     while top * 2 <= n:
         top *= 2
@@ -84,11 +73,7 @@ def _lex_kernel(w, p, room, target, max_states, clock_id, deadline):
     SW[0], SP[0] = 0, 0
     start[1] = 1
     for k in range(n - 1, -1, -1):
-        i = rank[k] + 1  # item k joins the suffix: it leaves the bound's items
-        while i <= n:
-            tw[i] -= w[k]
-            tp[i] -= p[k]
-            i += i & -i
+        add(tw, tp, rank[k], -w[k], -p[k])  # item k joins the suffix: it leaves the bound's items
         layer = n - 1 - k
         if (layer & 63) == 63 and monotonic_now(clock_id) > deadline:
             return np.empty(0, dtype=np.int64), 3

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from .bounds import _shifted
+from .fenwick import add
 from .lex import _fill
 
 __all__ = ["QUERY_SHARE", "WITNESS_SHARE", "advance", "item_kinds"]
@@ -87,11 +88,7 @@ def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga):
     rank, eff, tw, tp, top = tree
     head, items, fill = _stacks(kind, chosen, n_kinds, k)
     while k < n:
-        i = rank[k] + 1  # item k leaves the items after the decided ones
-        while i <= n:
-            tw[i] -= w[k]
-            tp[i] -= p[k]
-            i += i & -i
+        add(tw, tp, rank[k], -w[k], -p[k])  # item k leaves the items after the decided ones
         if chosen[k]:
             acc[0] += w[k]
             acc[1] += p[k]
