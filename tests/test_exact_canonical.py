@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 
 import pytest
 from hypothesis import given, settings
@@ -15,17 +14,7 @@ from packbench.algorithms.solvers import stages as stages_module
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP
-
-
-def _lex_first_optimum(tokens, scores, room):
-    """Among the optimal sets, the one taking the earliest items (brute force)."""
-    best = None
-    for bits in itertools.product((1, 0), repeat=len(tokens)):  # (1, 1, ...) first: lexicographically greatest
-        if sum(w for w, b in zip(tokens, bits) if b) <= room:
-            value = sum(s for s, b in zip(scores, bits) if b)
-            if best is None or value > best[0]:
-                best = (value, bits)
-    return tuple(k for k, b in enumerate(best[1]) if b)
+from tests.oracles import lex_first_optimum
 
 
 def _problem(tokens, scores, room):
@@ -91,7 +80,7 @@ def test_every_solver_path_returns_the_lexicographically_first_optimum(path, cas
         _paths(mp, path)
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
-    assert sel.indices == _lex_first_optimum(tokens, scores, room)
+    assert sel.indices == lex_first_optimum(tokens, scores, room)
     expected = {"minknap": {"minknap"}, "direct": {"exact_dp"}, "sharpen": {"exact_dp", "minknap"}, "dp": {"exact_dp"},
                 "bnb": {"bnb"}, "bnb_lists": {"bnb"},
                 "bnb_lists_capped": {"bnb"}, "lists_first": {"pareto_lex", "bnb"}, "race": {"bnb", "cpsat"}}[path]
@@ -106,7 +95,7 @@ def test_lists_first_find_the_canonical_optimum_without_a_proof_first():
         mp.setattr(exact_module, "bnb_knapsack", lambda *args: pytest.fail("branch and bound ran"))
         sel = Exact().select(_problem(tokens, scores, 11))
     assert sel.info["solver"] == "pareto_lex" and sel.optimal is True
-    assert sel.indices == _lex_first_optimum(tokens, scores, 11)
+    assert sel.indices == lex_first_optimum(tokens, scores, 11)
 
 
 @settings(max_examples=150, deadline=None)
@@ -114,7 +103,7 @@ def test_lists_first_find_the_canonical_optimum_without_a_proof_first():
 def test_exact_dp_returns_the_same_canonical_set(case):
     tokens, scores, room = case
     prob = _problem(tokens, scores, room)
-    assert ExactDP().select(prob).indices == _lex_first_optimum(tokens, scores, room)
+    assert ExactDP().select(prob).indices == lex_first_optimum(tokens, scores, room)
 
 
 def test_one_hundred_identical_exact_calls_give_one_set():
@@ -139,8 +128,8 @@ def test_subset_sum_instances_take_the_bitset_dp_to_the_same_canonical_set(path,
     with pytest.MonkeyPatch.context() as mp:
         _paths(mp, path)
         sel = Exact().select(_problem(tokens, scores, room))
-    assert sel.optimal is True and sel.indices == _lex_first_optimum(tokens, scores, room)
-    assert dp_module.subset_sum_lex(tokens, room)[0] == list(_lex_first_optimum(tokens, tokens, room))
+    assert sel.optimal is True and sel.indices == lex_first_optimum(tokens, scores, room)
+    assert dp_module.subset_sum_lex(tokens, room)[0] == list(lex_first_optimum(tokens, tokens, room))
 
 
 @pytest.mark.parametrize("path", ["bnb_lists", "lists_first"])
@@ -159,7 +148,7 @@ def test_subset_sum_tie_break_takes_the_bitset_dp_not_the_pareto_lists(path, cas
             mp.setattr(module, "pareto_lex", no_lists)
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["tie_break"] == "lex"
-    assert sel.indices == _lex_first_optimum(tokens, scores, room)
+    assert sel.indices == lex_first_optimum(tokens, scores, room)
 
 
 def test_one_hundred_identical_exact_calls_on_a_hard_instance_give_one_set():
@@ -187,4 +176,4 @@ def test_every_hard_class_shape_gets_the_lexicographically_first_optimum(path):
             _paths(mp, path)
             sel = Exact().select(prob)
         assert sel.optimal is True and sel.info["tie_break"] == "lex", label
-        assert sel.indices == _lex_first_optimum(tokens, scores, prob.room), label
+        assert sel.indices == lex_first_optimum(tokens, scores, prob.room), label

@@ -14,17 +14,7 @@ from packbench.algorithms.solvers import stages as stages_module
 from packbench.algorithms.solvers.stages import witness_lex
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
-
-
-def _lex_first_optimum(tokens, scores, room):
-    """Among the optimal sets, the one taking the earliest items (brute force)."""
-    best = None
-    for bits in itertools.product((1, 0), repeat=len(tokens)):  # (1, 1, ...) first: lexicographically greatest
-        if sum(w for w, b in zip(tokens, bits) if b) <= room:
-            value = sum(s for s, b in zip(scores, bits) if b)
-            if best is None or value > best[0]:
-                best = (value, bits)
-    return tuple(k for k, b in enumerate(best[1]) if b)
+from tests.oracles import lex_first_optimum
 
 
 def _problem(tokens, scores, room):
@@ -57,7 +47,7 @@ def test_the_witness_pass_alone_gives_the_lexicographic_optimum(case):
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
     assert sel.info["solver"] in {"minknap", "reduction", "trivial"}
-    assert sel.indices == _lex_first_optimum(tokens, scores, room)
+    assert sel.indices == lex_first_optimum(tokens, scores, room)
 
 
 @pytest.mark.parametrize("skipped", [False, True])
@@ -78,7 +68,7 @@ def test_where_the_witness_pass_gives_up_or_is_skipped_the_dp_gives_the_lexicogr
             mp.setattr(exact_module, "_WITNESS_MIN_SEC", 1e9)
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
-    assert sel.indices == _lex_first_optimum(tokens, scores, room)
+    assert sel.indices == lex_first_optimum(tokens, scores, room)
     if skipped:
         assert not gave_up
     elif sel.info["solver"] == "minknap":  # the probe proved: the pass was tried, then the DP
@@ -91,14 +81,14 @@ def test_a_small_work_budget_either_gives_the_optimum_or_none(case, work):
     # The pass directly, from the brute-force optimum nearest the end as its witness.
     tokens, scores, room = case
     w, p = np.array(tokens, dtype=np.int64), np.array(scores, dtype=np.float64)
-    target = sum(scores[k] for k in _lex_first_optimum(tokens, scores, room))
+    target = sum(scores[k] for k in lex_first_optimum(tokens, scores, room))
     optima = [tuple(k for k, b in enumerate(bits) if b) for bits in itertools.product((0, 1), repeat=len(tokens))
               if sum(tokens[k] for k, b in enumerate(bits) if b) <= room
               and sum(scores[k] for k, b in enumerate(bits) if b) == target]
     witness = list(optima[0])  # the lexicographically last optimum: the pass must move off it
     core = list(range(len(tokens)))
     found = witness_lex(core, [], witness, w, p, room, float("inf"), work)
-    assert found is None or tuple(found) == _lex_first_optimum(tokens, scores, room)
+    assert found is None or tuple(found) == lex_first_optimum(tokens, scores, room)
 
 
 def test_the_witness_pass_skips_the_dp_on_a_hard_instance():
@@ -143,7 +133,7 @@ def test_the_probe_before_a_small_dp_gets_a_share_of_its_estimate_in_visits(shar
             mp.setattr(stages_module, "canonical_dp", lambda *a, **k: pytest.fail("the DP ran"))
         sel = Exact().select(_problem(tokens, scores, room))
     assert sel.optimal is True and sel.info["canonical"] is True and sel.info["tie_break"] == "lex"
-    assert sel.indices == _lex_first_optimum(tokens, scores, room)
+    assert sel.indices == lex_first_optimum(tokens, scores, room)
     for work, est in budgets:
         assert work == max(1, int(share * est / exact_module._VISIT_SEC))
     if share and budgets:
