@@ -20,7 +20,7 @@ from packbench.algorithms.solvers.core.bounds import _bound, affine_step
 from packbench.algorithms.solvers.core.lex import lex_first
 from packbench.algorithms.solvers.core.minknap import PROVEN, minknap
 
-from tests.test_exact_canonical import _lex_first_optimum
+from tests.oracles import lex_first_optimum as _lex_first_optimum
 from tests.test_minknap import _brute, _completions_best
 
 # (slope a, offsets, shared factor g): profits a w + g * offset, so the shifted profits' gcd is g.

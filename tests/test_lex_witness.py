@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from packbench.algorithms.solvers.core.lex import lex_first
 from packbench.algorithms.solvers.core.minknap import lex_by_witness, lex_first_from, minknap
 
-from tests.test_exact_canonical import _lex_first_optimum
+from tests.oracles import lex_first_optimum as _lex_first_optimum
 
 # Few kinds of (weight, profit), repeated, plus free items: many optimal sets and many swaps.
 kinds_case = st.tuples(

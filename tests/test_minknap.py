@@ -22,7 +22,7 @@ from packbench.algorithms.solvers.core.minknap import (
 )
 from packbench.algorithms.solvers.dp import dp_knapsack
 
-from tests.test_exact_canonical import _lex_first_optimum
+from tests.oracles import lex_first_optimum as _lex_first_optimum
 
 
 def _brute(w, p, c):
