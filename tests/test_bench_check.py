@@ -164,3 +164,15 @@ def test_unsure_cases_are_timed_again_until_decided_within_the_follow_up_limit(m
     res, extra = check._timed(("A", "B"), {}, {}, (1.3, 0.001, 0.95, False, 6))
     assert extra == check.FOLLOW_UPS and len(calls) == 1 + check.FOLLOW_UPS
     assert check._speed(res, "slow", {}, (1.3, 0.001, 0.95, False, 6))[0] == Speed.UNSURE
+
+
+def test_out_record_keeps_each_sides_kernels_beside_the_timings():
+    # A 0.2x "speed-up" against a REF that ran its numpy fallback is a build difference: the record must say so.
+    from packbench.experiments.commands.bench import check_document
+    res = ABResult(a={"pack": [0.001]}, b={"pack": [0.005]}, quality_a={"pack": {"score": 1.0}},
+                   kernels_a={"columns": "C", "jaccard": "C"}, kernels_b={"columns": "fallback", "jaccard": "C"})
+    doc = check_document(check.CheckReport(check.PAIRED, "paired against HEAD~1", [], res))
+    assert json.loads(json.dumps(doc)) == doc
+    assert doc["kernels"] == {"now": {"columns": "C", "jaccard": "C"}, "ref": {"columns": "fallback", "jaccard": "C"}}
+    assert doc["a"] == {"pack": [0.001]} and doc["b"] == {"pack": [0.005]} and doc["quality"] == {"pack": {"score": 1.0}}
+    assert doc["mode"] == check.PAIRED

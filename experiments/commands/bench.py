@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from packbench.experiments.bench import build_suite, format_results, run_suite
 from packbench.experiments.bench.baseline import baseline_diff, load_baseline, merge_baseline, save_baseline
@@ -19,7 +20,10 @@ from packbench.experiments.bench.ci_output import (EXIT_OK, EXIT_REGRESSION, Out
 from packbench.experiments.bench.compare import format_check
 from packbench.experiments.storage import write_atomic
 
-__all__ = ["add_arguments", "main", "default_baseline"]
+if TYPE_CHECKING:
+    from packbench.experiments.bench.check import CheckReport
+
+__all__ = ["add_arguments", "main", "default_baseline", "check_document"]
 
 
 def default_baseline() -> Path:
@@ -113,10 +117,26 @@ def _check(args: argparse.Namespace, baseline_path: Path, cases: list[str] | Non
     if args.junit:
         write_junit(args.junit, "packbench.bench", outcomes)
     if args.out:
-        write_atomic(args.out, json.dumps({"mode": report.mode, "description": report.description,
-                                           "a": report.result.a, "b": report.result.b,
-                                           "quality": report.result.quality_a}, indent=1) + "\n")
+        write_atomic(args.out, json.dumps(check_document(report), indent=1) + "\n")
     return EXIT_REGRESSION if report.failed else EXIT_OK
+
+
+def check_document(report: CheckReport) -> dict[str, Any]:
+    """The JSON record `bench --check --out` writes: raw timings, quality figures and each side's kernels.
+
+    A ratio between a compiled tree and one that ran its numpy fallback measures the build, not the
+    change, so the record keeps which kernels each side ran beside the timings.
+
+    Args:
+        report: What `run_check` returned.
+
+    Returns:
+        A JSON-serialisable dict: mode, description, a and b (case -> seconds per pair), quality (the
+        current tree's figures) and kernels ({"now": ..., "ref": ...}, kernel -> "C", "fallback" or "absent").
+    """
+    res = report.result
+    return {"mode": report.mode, "description": report.description, "a": res.a, "b": res.b,
+            "quality": res.quality_a, "kernels": {"now": dict(res.kernels_a), "ref": dict(res.kernels_b)}}
 
 
 def _update(args: argparse.Namespace, baseline_path: Path, cases: list[str] | None) -> int:
