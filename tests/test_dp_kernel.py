@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import time
 import tracemalloc
 
@@ -14,22 +13,13 @@ from hypothesis import strategies as st
 from packbench.algorithms.solvers import dp as dp_module
 from packbench.algorithms.solvers.dp import canonical_dp, dp_knapsack, dp_memory_bytes, dp_row_length
 from packbench.algorithms.solvers.dp_kernel import BLOCK, run_dp, warm_up
+from tests.oracles import lex_first as _lex_first
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _compiled():
     warm_up()  # compile time never lands in tracemalloc's count below
 
-
-def _lex_first(tokens, scores, room):
-    """(best score, the lexicographically first optimal set) by enumeration, earliest items first."""
-    best = None
-    for bits in itertools.product((1, 0), repeat=len(tokens)):
-        if sum(w for w, b in zip(tokens, bits) if b) <= room:
-            value = sum(s for s, b in zip(scores, bits) if b)
-            if best is None or value > best[0]:
-                best = (value, bits)
-    return best[0], [k for k, b in enumerate(best[1]) if b]
 
 
 def _numpy_dp(tokens, scores, room):

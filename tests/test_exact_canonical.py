@@ -7,25 +7,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packbench.algorithms import Item, Problem, pack
+from packbench.algorithms import Item, pack
 from packbench.algorithms.solvers import dp as dp_module
 from packbench.algorithms.solvers.core.minknap import WORK_LIMIT, MinknapResult
 from packbench.algorithms.solvers import stages as stages_module
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
 from packbench.algorithms.strategies.exact_dp import ExactDP
-from tests.oracles import lex_first_optimum
+from tests.oracles import lex_first_optimum, problem_of as _problem, tied_cases
 
 
-def _problem(tokens, scores, room):
-    return Problem(tuple(Item(f"i{k}", "", float(s), w) for k, (w, s) in enumerate(zip(tokens, scores))), room)
-
-
-# Few distinct sizes and scores: many optimal sets per instance.
-tied = st.integers(2, 11).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(1, 4), min_size=n, max_size=n),
-    st.lists(st.integers(1, 3), min_size=n, max_size=n),
-    st.integers(1, 14)))
+tied = tied_cases(11, 4, 3, 14)
 
 
 def _no_core_search(monkeypatch):

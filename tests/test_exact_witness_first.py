@@ -9,23 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packbench.algorithms import Item, Problem
 from packbench.algorithms.solvers import stages as stages_module
 from packbench.algorithms.solvers.stages import witness_lex
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
-from tests.oracles import lex_first_optimum
+from tests.oracles import lex_first_optimum, problem_of as _problem, tied_cases
 
 
-def _problem(tokens, scores, room):
-    return Problem(tuple(Item(f"i{k}", "", float(s), w) for k, (w, s) in enumerate(zip(tokens, scores))), room)
-
-
-# Few distinct sizes and scores: many optimal sets, so a wrong tie-break shows.
-tied = st.integers(2, 12).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(1, 5), min_size=n, max_size=n),
-    st.lists(st.integers(1, 4), min_size=n, max_size=n),
-    st.integers(1, 16)))
+tied = tied_cases(12, 5, 4, 16)
 
 
 def _probe_proves(mp):

@@ -15,17 +15,8 @@ from packbench.algorithms.solvers.core.minknap import WORK_LIMIT, MinknapResult
 from packbench.algorithms.solvers import stages as stages_module
 from packbench.algorithms.strategies import exact as exact_module
 from packbench.algorithms.strategies.exact import Exact
+from tests.oracles import lex_first as _lex_first
 
-
-def _lex_first(tokens, profits, room):
-    """(optimal profit, the lexicographically first optimal set), by brute force."""
-    best = None
-    for bits in itertools.product((1, 0), repeat=len(tokens)):  # earliest items taken come first
-        if sum(w for w, b in zip(tokens, bits) if b) <= room:
-            value = sum(p for p, b in zip(profits, bits) if b)
-            if best is None or value > best[0]:
-                best = (value, bits)
-    return best[0], [k for k, b in enumerate(best[1]) if b]
 
 
 # Few distinct sizes and profits: many optimal sets, many equal states in the lists.

@@ -13,22 +13,13 @@ from hypothesis import strategies as st
 from packbench.algorithms.solvers.pareto import pareto_lex
 from packbench.algorithms.solvers.core.fenwick import add
 from packbench.algorithms.solvers.pareto_kernel import _most_profit, _ranks, warm_up
+from tests.oracles import lex_first as _lex_first
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _compiled():
     warm_up()
 
-
-def _lex_first(tokens, profits, room):
-    """(optimal profit, the lexicographically first optimal set), by enumeration, earliest items first."""
-    best = None
-    for bits in itertools.product((1, 0), repeat=len(tokens)):
-        if sum(w for w, b in zip(tokens, bits) if b) <= room:
-            value = sum(p for p, b in zip(profits, bits) if b)
-            if best is None or value > best[0]:
-                best = (value, bits)
-    return best[0], [k for k, b in enumerate(best[1]) if b]
 
 
 # Jooken-like: a few heavy items just over a share of the room (few fit, the LP bound takes
