@@ -226,7 +226,7 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
     order, clock_deadline = efficiency_order(w, p), to_clock(deadline)
     w_sorted, p_sorted, k = w[order], p[order], 0
     while True:
-        k = advance(w, p, kind, n_kinds, int(room), int(target), chosen, k, items_tree, acc, slope, ga)
+        k = advance(w, p, kind, n_kinds, int(room), int(target), chosen, k, items_tree, acc, slope, ga, order)
         if k >= n:
             return np.flatnonzero(chosen).tolist(), False
         if work <= 0:
