@@ -128,7 +128,7 @@ def _greedy_witness(w, p, order, room, target, chosen, k, acc):
 
 @njit(cache=True)
 def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga, order):
-    """Decide items k, k+1, ... while swaps, bounds and greedy sets suffice; return the first item that needs a search (or n).
+    """Decide items k, k+1, ... while swaps, bounds and quick sets suffice; return the first that needs a search (or n).
 
     `acc` holds (weight taken so far, profit taken so far, the witness's weight, its profit); (slope, ga)
     are `bounds.affine_step`'s; `order`: the positions by efficiency, best first.
