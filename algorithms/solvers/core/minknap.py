@@ -220,7 +220,7 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
     chosen = np.array(witness, dtype=np.bool_)
     kind, n_kinds = item_kinds(w, p)
     items_tree = item_tree(w, p)
-    acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum())], dtype=np.int64)
+    acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum()), 0, 0], dtype=np.int64)
     slope, ga = affine_step(w, p, int(np.gcd.reduce(p)), _AFFINE_TRIES) if n else (0, 1)
     # Each search runs on the items after k that fit, in the efficiency order: sorted once here.
     order, clock_deadline = efficiency_order(w, p), to_clock(deadline)

@@ -41,6 +41,9 @@ _SWAP_SCAN = 64
 WITNESS_SHARE = 4
 # One search may spend at most 1/QUERY_SHARE of the budget: one that needs more is about as hard as the proof.
 QUERY_SHARE = 2
+# The quick sets (`_greedy_witness`) are tried while they failed at most this many times more than twice
+# as often as they succeeded.
+QUICK_SLACK = 4
 
 
 def item_kinds(w: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
@@ -130,8 +133,9 @@ def _greedy_witness(w, p, order, room, target, chosen, k, acc):
 def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga, order):
     """Decide items k, k+1, ... while swaps, bounds and quick sets suffice; return the first that needs a search (or n).
 
-    `acc` holds (weight taken so far, profit taken so far, the witness's weight, its profit); (slope, ga)
-    are `bounds.affine_step`'s; `order`: the positions by efficiency, best first.
+    `acc` holds (weight taken so far, profit taken so far, the witness's weight, its profit, how often the
+    quick sets succeeded, how often they failed); (slope, ga) are `bounds.affine_step`'s; `order`: the
+    positions by efficiency, best first.
     """
     n = len(w)
     rank, eff, tw, tp, top = tree
@@ -178,9 +182,15 @@ def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga, 
                 ga > 1 and _shifted(bound, acc[0] + w[k] + used, room, slope, ga) < target):
             k += 1
             continue
-        if _greedy_witness(w, p, order, room, target, chosen, k, acc):
-            head, items, fill = _stacks(kind, chosen, n_kinds, k + 1)  # the witness changed: its stacks too
-            k += 1
-            continue
+        # The quick sets cost a sort of the items after k; where they keep failing (spanner_weakly_correlated,
+        # n = 1,000-2,000: every one of 75-105 questions) they stop: at most QUICK_SLACK more failures than
+        # twice the successes. A count, so the same questions get a search on every run (and the same set).
+        if acc[5] < QUICK_SLACK + 2 * acc[4]:
+            if _greedy_witness(w, p, order, room, target, chosen, k, acc):
+                acc[4] += 1
+                head, items, fill = _stacks(kind, chosen, n_kinds, k + 1)  # the witness changed: its stacks too
+                k += 1
+                continue
+            acc[5] += 1
         return k
     return n
