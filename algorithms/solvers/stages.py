@@ -120,7 +120,7 @@ def witness_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: 
     at = np.asarray(core, dtype=np.int64)
     mask = np.isin(at, np.asarray(core_set, dtype=np.int64))  # the witness's core items
     target = int(profits[core_set].sum()) - int(profits[fixed].sum())
-    w, p = tokens[at], profits[at].astype(np.int64)
+    w, p = tokens[at].astype(np.int64, copy=False), profits[at].astype(np.int64)
     if int(w[mask].sum()) > room or int(p[mask].sum()) < target:
         return None  # not a witness on this core (cannot happen after a reduction against its value)
     try:

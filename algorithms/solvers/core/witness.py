@@ -10,9 +10,10 @@ search proved (`minknap`). While the witness takes k, k is taken. Where it does 
   lighter than k minus the witness's spare room and no more profitable than k plus its spare profit;
 - else Dantzig's bound of the items after k (a Fenwick tree over their efficiency order, as in
   `lex`), with the decisions so far and k taken, below the target says no such set exists;
-- else the greedy set of the items after k (efficiency order, every one that still fits), with the
-  decisions so far and k taken, reaching the target is a new witness: no search (most of the questions
-  on profit_ceiling and multiple_strongly_correlated, where a search cost 40-150 us of setup alone);
+- else the greedy set of the items after k (efficiency order, every one that still fits), or the
+  break solution of those items with its best single swap, reaching the target with the decisions so
+  far and k is a new witness: no search (most questions on profit_ceiling and multiple_strongly_correlated,
+  where a search cost 40-150 us of setup alone; tried while they succeed often enough, `QUICK_SLACK`);
 - else the expanding-core search on the items after k finds one (the new witness) or proves none.
 
 The searches share a deterministic budget of state visits; past it the caller falls back to the
