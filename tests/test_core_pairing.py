@@ -70,7 +70,7 @@ def test_pair_pass_proposes_real_sets_and_the_best_the_rule_allows(seed, fill_st
     z = max([rng.randint(0, int(p.sum()) // 2)] + [sp for sw, sp, _ in states if sw <= c])
     found = np.zeros(FILL_ITEMS, np.int64)
     best, at, count, cost = pair_pass(w, p, c, pair_order(w), s, t - fill_start, W, P, len(W), z,
-                                      np.empty((6, n), np.int64), fill_tables(), found)
+                                      np.empty((6, n), np.int64), fill_tables(FILL_ITEMS), found)
     expect = max([z] + [_best_by_rule(w, p, c, s, t, sw, sp) for sw, sp, _ in states])
     assert best == expect and cost > 0
     if at < 0:

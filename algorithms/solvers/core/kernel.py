@@ -134,7 +134,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
     W2, P2, V2 = np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.uint64)
     W[0], P[0], V[0] = cw[b], cp[b], np.uint64(0)
     m, steps, work = 1, 0, 0
-    by_w, scratch, fill = np.empty(0, np.int64), np.empty((6, 0), np.int64), fill_tables()  # sized at the first pass
+    by_w, scratch, fill = np.empty(0, np.int64), np.empty((6, 0), np.int64), fill_tables(0)  # sized at the first pass
     paired, n_paired, last_pair, pair_cost = np.empty(FILL_ITEMS, np.int64), 0, 0, n
     s, t = b - 1, b
     side = 1  # 1: add after the core next, 0: remove before it
@@ -247,7 +247,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
         if m > 0 and work - last_pair >= PAIR_EVERY * pair_cost:  # items outside the core complete a state
             last_pair = work
             if len(by_w) < n:
-                by_w, scratch = pair_order(w), np.empty((6, n), np.int64)
+                by_w, scratch, fill = pair_order(w), np.empty((6, n), np.int64), fill_tables(FILL_ITEMS)
             pz, at, count, pair_cost = pair_pass(w, p, c, by_w, s, t, W, P, m, z, scratch, fill, fill[3])
             if at >= 0:
                 z, best_step, best_bits, n_paired = pz, steps - 1, V[at], count

@@ -66,10 +66,12 @@ def _tables(w, p, by_w, s, t, aw, ap, ai, rw, rp, ri):
 
 
 @njit(cache=True)
-def fill_tables():
-    """The fill's work space: profits by room, the choice table, its items (`_fill`), the set found."""
-    return (np.zeros(FILL_ROOM + 1, np.int64), np.zeros((FILL_ITEMS, FILL_ROOM + 1), np.bool_),
-            np.zeros(FILL_ITEMS, np.int64), np.zeros(FILL_ITEMS, np.int64))
+def fill_tables(items):
+    """The fill's work space for `items` items (FILL_ITEMS; 0: a placeholder until the first pass): profits by
+    room, the choice table, its items (`_fill`), the set found."""
+    rooms = FILL_ROOM + 1 if items else 0
+    return (np.zeros(rooms, np.int64), np.zeros((items, rooms), np.bool_), np.zeros(items, np.int64),
+            np.zeros(items, np.int64))
 
 
 @njit(cache=True)
