@@ -333,6 +333,7 @@ static inline PyObject *read_attr(const attr_reader *r, PyObject *item) {  /* a 
 /* A text a few ahead is fetched while this one is read: its header and first bytes are a cache miss each
  * once the batch outgrows the cache, and the hardware prefetcher only follows the bytes within a text. */
 #define PREFETCH_AHEAD 4
+#define GUESS_TEXTS 64  /* the texts whose mean length sizes the shingle hashes' room */
 static inline void prefetch_text(PyObject *s) {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(s);
@@ -725,24 +726,25 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     double stamp_ = now_();
 #endif
 
-    /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once for the ASCII texts: at
-     * most (length + 1) / 2 words each) */
+    /* A. tokenise every text, hash its shingles, keep the hashes. The items are read in the same pass: each
+     * text is read from its item PREFETCH_AHEAD texts before its turn (and fetched), the item itself fetched
+     * twice as far ahead. */
+    Py_ssize_t first = n < GUESS_TEXTS ? n : GUESS_TEXTS;  /* the texts read before the pass */
     {
-        size_t bound = 0, guess = 0;
-        for (Py_ssize_t t = 0; t < n; t++) {
-            if (t + 2 * PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(items, t + 2 * PREFETCH_AHEAD));
+        size_t chars = 0;
+        for (Py_ssize_t t = 0; t < first; t++) {
             PyObject *item = PyList_GET_ITEM(items, t);
             if (!t) attr_reader_init(&text_reader, item, text_name);
             if (!(texts[t] = read_attr(&text_reader, item))) goto done;
-            PyObject *u = texts[t];
-            Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
-            bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
-            guess += (size_t)len / 6 + 1;
+            chars += (size_t)(PyUnicode_Check(texts[t]) ? PyUnicode_GET_LENGTH(texts[t]) : 0);
         }
-        if (vec_reserve(&hs, bound)) { PyErr_NoMemory(); goto done; }
-        /* The partitions' histogram is taken as each text's hashes are written (while they are in L1), with
-         * the partition bits of a guess of the total (about six characters a shingle); if the guess was far
-         * off, the histogram is taken again below. Either way only the speed depends on it. */
+        /* The hashes' room and the partitions' histogram (taken as each text's hashes are written, while they
+         * are in L1) are sized by a guess of the total: the first texts' mean length, about six characters a
+         * shingle. The room grows if the guess was short; if it was far off the histogram is taken again
+         * below. Either way only the speed depends on it. */
+        size_t guess = first ? (size_t)((double)(chars / 6 + (size_t)first) / (double)first * (double)n) : 0;
+        /* (a guess too large to reserve, from a few huge texts first, only starts the room smaller) */
+        if (vec_reserve(&hs, guess + guess / 4 + 1) && vec_reserve(&hs, 1024)) { PyErr_NoMemory(); goto done; }
         hist_bits = partition_bits(guess);
         if (hist_bits && !(hist = calloc(((size_t)1 << hist_bits) + 1, sizeof(size_t)))) {
             PyErr_NoMemory(); goto done;
@@ -751,12 +753,16 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     STAMP("A bound pass");
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
-        if (t + PREFETCH_AHEAD < n) prefetch_text(texts[t + PREFETCH_AHEAD]);
+        if (t + 2 * PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(items, t + 2 * PREFETCH_AHEAD));
+        if (t + PREFETCH_AHEAD < n && t + PREFETCH_AHEAD >= first) {
+            Py_ssize_t ahead = t + PREFETCH_AHEAD;
+            if (!(texts[ahead] = read_attr(&text_reader, PyList_GET_ITEM(items, ahead)))) goto done;
+            prefetch_text(texts[ahead]);
+        }
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
-        /* Each trigram's hash is written as its last word is read. The room for an ASCII text was reserved
-         * above; a word form can be longer than its text (NFKC expands some characters), so its room is
-         * reserved here: its words are at most (bytes + 1) / 2. */
-        if (!fold && vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
+        /* Each trigram's hash is written as its last word is read; a text's words are at most (bytes + 1) / 2
+         * (a word form can be longer than its text: NFKC expands some characters). */
+        if (vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
         uint32_t *h = (uint32_t *)hs.p + hs.n;
         uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
         Py_ssize_t nw = 0;
