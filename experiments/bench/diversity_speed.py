@@ -199,8 +199,9 @@ def _table(args: argparse.Namespace) -> None:
           f"{'IQR':>11} {'95% CI':>11} {'<=' + format(args.limit, 'g'):>7} {'same':>5}")
     from packbench.algorithms.strategies.dpp import DPP
     from packbench.algorithms.strategies.mmr import MMR
+    from packbench.algorithms.strategies.submodular import Submodular
 
-    MMR.warm_up(), DPP.warm_up()  # compiled steps load here, not in a timed call
+    MMR.warm_up(), DPP.warm_up(), Submodular.warm_up()  # compiled steps load here, not in a timed call
     for n in args.sizes:
         lists = candidate_lists(n, args.lists, args.seed)
         methods = [m for m in METHODS if m[0] in args.methods]
