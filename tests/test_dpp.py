@@ -73,3 +73,17 @@ def test_theta_zero_is_diversity_only_and_large_theta_follows_the_scores():
              Item("b", "y", 0.1, 5, embedding=(0.0, 1.0))]
     assert pack(items, 10, None, strategy="dpp", similarity="cosine", theta=0.0).info["pick_order"][1] == "b"
     assert pack(items, 10, None, strategy="dpp", similarity="cosine", theta=8.0).info["pick_order"] == ["a", "a2"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(scores=st.lists(st.floats(0, 1e6, allow_nan=False) | st.sampled_from([0.0, 0.1, 1.0, 3.0]), min_size=1,
+                       max_size=400),
+       theta=st.sampled_from([0.0, 0.5, 2.0, 37.0]))
+def test_quality_weights_are_numpys_std_and_mean_bit_for_bit(scores, theta):
+    # The weights were ``exp(theta * (rel - rel.mean()) / rel.std())``; the faster form must give the
+    # same floats, or the kernel (and so a near-tied pick) changes.
+    scores = np.array(scores)
+    rel = scores / scores.max() if scores.max() > 0 else np.zeros_like(scores)
+    std = float(rel.std())
+    want = np.exp(theta * ((rel - rel.mean()) / std if std > 0 else np.zeros_like(rel)))
+    assert np.array_equal(quality_weights(scores, theta), want)

@@ -89,3 +89,18 @@ def test_a_search_as_hard_as_the_proof_ends_the_tie_break_without_the_lists():
     found, hopeless = _witness_pass(w, p, c, res.value, mask, 10_000)
     assert found is None and hopeless
     assert lex_first_from(w, p, c, res.value, 40_000, res.chosen) is None
+
+
+@pytest.mark.parametrize("seed", [6, 18, 19, 20])
+def test_questions_a_greedy_set_or_one_swap_answers_need_no_search(seed):
+    # Profit ceilings (p = 3 ceil(w / 3)): where no same-kind swap keeps the witness, the greedy rest
+    # or the break solution with one swap after k is a new one, so with no budget for a search
+    # the pass still ends, on the lists' set (before, every such question cost a search: None here).
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, 100, 40)
+    p = 3 * -(-w // 3)
+    c = int(w.sum()) // 2
+    res = minknap(w, p, c)
+    mask = np.zeros(len(w), dtype=bool)
+    mask[res.chosen] = True
+    assert lex_by_witness(w, p, c, res.value, mask, 0) == lex_first(w, p, c, res.value, 10**6)

@@ -40,8 +40,12 @@ def _dp_pass(w, s, row, spans, starts, bits, dp, tops, clock_id, deadline, check
     took = np.empty(BLOCK + 8, dtype=np.uint8)
     filled = 0  # dp[j] for j > filled equals dp[filled]
     since = check  # read the clock before the first item
+    before = 0  # tokens of the items before pos
+    for pos in range(n):
+        before += w[pos]
     for pos in range(n - 1, -1, -1):
         sk = s[pos]
+        before -= w[pos]
         top = min(room, filled + w[pos])
         if top > filled:
             flat = dp[filled]
@@ -51,16 +55,22 @@ def _dp_pass(w, s, row, spans, starts, bits, dp, tops, clock_id, deadline, check
         tops[pos] = top
         wk, byte0 = uint64(w[pos]), uint64(starts[pos])
         hi = uint64(spans[pos])
+        # The rebuild reaches item pos with at least room - `before` tokens left, so it reads no
+        # offset below `need`: the blocks under it are skipped (a third of the cells at half the
+        # total as room), their cells left stale, and no later item reads them either.
+        need = room - before - w[pos]
+        floor = uint64(need) & ~uint64(7) if need > 0 else uint64(0)
         # Blocks from the top capacity down: a block's writes (offsets + w) all lie above every
         # offset a lower block reads, and within a block the reads come from `old`, so each cell
         # sees the value without the item, as numpy's whole-row update does. Unsigned indices and
         # the separate copy let the compiler vectorise the update.
-        while hi > 0:
+        while hi > floor:
             if since >= check:
                 if monotonic_now(clock_id) > deadline:
                     return TIMED_OUT
                 since = 0
             lo = (hi - block) & ~uint64(7) if hi > block else uint64(0)  # blocks start on byte boundaries
+            lo = max(lo, floor)
             m = hi - lo
             for q in range(m):
                 old[q] = dp[lo + q]

@@ -8,7 +8,7 @@ import numpy as np
 
 from .reduce_kernel import reduce_sorted
 
-__all__ = ["Reduction", "reduce_knapsack", "reduce_knapsack_numpy"]
+__all__ = ["Reduction", "density_order", "reduce_knapsack", "reduce_knapsack_numpy"]
 
 # Slack on float bounds: a fixing must hold even if the bound was computed a little low.
 _REL_TOL = 1e-9
@@ -64,7 +64,7 @@ def _positions(order: np.ndarray, mask: np.ndarray) -> tuple[int, ...]:
 
 
 def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: float = 0.0,
-                    known: float | None = None) -> Reduction:
+                    known: float | None = None, order: np.ndarray | None = None) -> Reduction:
     """Fix items in or out with Martello-Toth style Dantzig bounds.
 
     With the greedy incumbent scoring L: an item j in the LP's whole prefix is
@@ -85,13 +85,16 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
         room: Capacity.
         margin: How far below the incumbent's score the fixings hold (>= 0).
         known: The score of a feasible set known to the caller, or None.
+        order: ``np.argsort(-scores / tokens, kind="stable")``, where the caller has it (a second
+            reduction of the same items sorts nothing), else None.
 
     Returns:
         The `Reduction`.
     """
     ws_all = np.asarray(tokens, dtype=np.int64)
     ps_all = np.asarray(scores, dtype=np.float64)
-    order = np.argsort(-ps_all / ws_all, kind="stable")
+    if order is None:
+        order = density_order(ws_all, ps_all)
     ws, ps = ws_all[order], ps_all[order]
     # The compiled pass (`reduce_kernel`) where its float sums are exact: integral scores, as `exact`'s.
     ok, inc, fixed_in, free, left, inc_score, upper, early = reduce_sorted(
@@ -103,6 +106,11 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
             return Reduction((), (), room, incumbent, inc_score, upper)
         return Reduction(tuple(fixed_in.tolist()), tuple(free.tolist()), int(left), incumbent, inc_score, upper)
     return _reduce_sorted_numpy(ws, ps, order, room, margin, known)
+
+
+def density_order(tokens: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Positions by score / tokens, best first, equal ratios by position: the order `reduce_knapsack` sorts into."""
+    return np.argsort(-np.asarray(scores, dtype=np.float64) / np.asarray(tokens, dtype=np.int64), kind="stable")
 
 
 def reduce_knapsack_numpy(tokens: np.ndarray, scores: np.ndarray, room: int, margin: float = 0.0,

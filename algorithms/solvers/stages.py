@@ -46,7 +46,8 @@ def dp_core(core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
         Cut: The deadline passed; it carries `fallback`.
     """
     try:
-        found = canonical_dp(tokens[core], profits[core], room, deadline, cap)
+        at = np.asarray(core, dtype=np.int64)
+        found = canonical_dp(tokens[at], profits[at], room, deadline, cap)
     except TimeoutError:
         raise Cut(list(fallback)) from None
     return [core[q] for q in found]
@@ -86,9 +87,10 @@ def core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.
              room: int, deadline: float, info: dict[str, Any], states: float) -> list[int]:
     """The lexicographic optimum by `lex_first` on the re-reduced core; the search's set past `states`."""
     target = int(profits[core_set].sum()) - int(profits[fixed].sum())
+    at = np.asarray(core, dtype=np.int64)
     try:
         where = {k: q for q, k in enumerate(core)}  # the search's optimum, a witness for the tie-break
-        found = lex_first_from(tokens[core], profits[core].astype(np.int64), room, target, int(states),
+        found = lex_first_from(tokens[at], profits[at].astype(np.int64), room, target, int(states),
                                [where[k] for k in core_set if k in where], deadline)
     except TimeoutError:
         info.update(canonical=False, tie_break="none")  # the optimum stands; the tie-break ran out of time
@@ -115,11 +117,10 @@ def witness_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: 
     Returns:
         `fixed` plus the lexicographically first optimal core set, or None (the caller's DP decides).
     """
-    where = {k: q for q, k in enumerate(core)}
-    mask = np.zeros(len(core), dtype=np.bool_)
-    mask[[where[k] for k in core_set if k in where]] = True
+    at = np.asarray(core, dtype=np.int64)
+    mask = np.isin(at, np.asarray(core_set, dtype=np.int64))  # the witness's core items
     target = int(profits[core_set].sum()) - int(profits[fixed].sum())
-    w, p = tokens[core].astype(np.int64), profits[core].astype(np.int64)
+    w, p = tokens[at].astype(np.int64, copy=False), profits[at].astype(np.int64)
     if int(w[mask].sum()) > room or int(p[mask].sum()) < target:
         return None  # not a witness on this core (cannot happen after a reduction against its value)
     try:
@@ -143,7 +144,8 @@ def sharpen(core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
     (margin 1) keeps every optimum: the DP on its core finds the same canonical set, on fewer items.
     Where the search finds nothing better than the greedy set, `red` and that set come back.
     """
-    res = minknap(tokens[core], profits[core].astype(np.int64), red.room, deadline=deadline,
+    at = np.asarray(core, dtype=np.int64)
+    res = minknap(tokens[at], profits[at].astype(np.int64), red.room, deadline=deadline,
                   work_limit=work, max_bytes=cap)
     best = list(red.incumbent)
     if res.chosen is None:

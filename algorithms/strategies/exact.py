@@ -29,7 +29,7 @@ from ..solvers.core.minknap import minknap
 from ..solvers.dp import dp_cost, is_subset_sum
 from ..solvers.pareto import pareto_lex
 from ..solvers.race import race_bnb_cpsat
-from ..solvers.reduce import Reduction, reduce_knapsack
+from ..solvers.reduce import Reduction, density_order, reduce_knapsack
 from ..solvers.scaling import integer_profits_array
 from ..solvers.stages import VISIT_SEC as _VISIT_SEC, WITNESS_MIN_SEC as _WITNESS_MIN_SEC, Cut as _Cut
 from ..solvers.stages import WITNESS_SHARE as _WITNESS_SHARE
@@ -114,11 +114,10 @@ class Exact(Strategy):
         _cp_model()
 
     def select(self, problem: Problem) -> Selection:
-        start = time.perf_counter()
-        limit = self.params["time_limit"]
+        start, limit = time.perf_counter(), self.params["time_limit"]
         deadline = start + limit - min(_GUARD_SEC, _GUARD_SHARE * limit)
-        cands, room = problem.candidates, problem.room
-        all_tokens, all_scores, keep = candidate_arrays(cands, room)
+        room = problem.room
+        all_tokens, all_scores, keep = candidate_arrays(problem.candidates, room)
         tokens, scores = all_tokens[keep], all_scores[keep]
         if int(tokens.sum()) <= room:
             return Selection(tuple(keep.tolist()), optimal=True, upper_bound=math.fsum(scores.tolist()),
@@ -127,13 +126,13 @@ class Exact(Strategy):
         profits, _, err = integer_profits_array(scores)  # < 2**50 in total: float sums are exact
         kind = "work" if self.params["work_limit"] else "wall"
         info: dict[str, Any] = {"scale_error": err, "limit_kind": kind, "canonical": True, "tie_break": "lex"}
-        red = reduce_knapsack(tokens, profits, room, margin=1.0)
+        order = density_order(tokens, profits)  # for this reduction and the tie-break's
+        red = reduce_knapsack(tokens, profits, room, margin=1.0, order=order)
         info.update(fixed_in=len(red.fixed_in), free=len(red.free))
         try:
-            positions, solver = self._solve(tokens, profits, room, red, deadline, info)
+            positions, solver = self._solve(tokens, profits, room, red, deadline, info, order)
         except _Cut as cut:
-            positions = cut.args[0]
-            stopped = cut.args[1] if len(cut.args) > 1 else "time_limit"
+            positions, stopped = cut.args[0], (cut.args[1] if len(cut.args) > 1 else "time_limit")
             info.update(solver=stopped, stopped=stopped, canonical=False, tie_break="none")
             chosen = keep[np.asarray(positions, dtype=np.int64)]
             score = math.fsum(all_scores[chosen].tolist())
@@ -146,11 +145,11 @@ class Exact(Strategy):
         return Selection(tuple(chosen.tolist()), optimal=True, upper_bound=score + err, info=info)
 
     def _solve(self, tokens: np.ndarray, profits: np.ndarray, room: int, red: Reduction, deadline: float,
-               info: dict[str, Any]) -> tuple[list[int], str]:
+               info: dict[str, Any], order: np.ndarray | None = None) -> tuple[list[int], str]:
         """(positions of the canonical optimum, the stage that proved it); raises `_Cut` at the limit."""
         cap = self.params["max_memory_mb"] * 2**20
-        core, fixed = list(red.free), list(red.fixed_in)
-        core_w = tokens[core]
+        core, fixed, at = list(red.free), list(red.fixed_in), np.asarray(red.free, dtype=np.int64)
+        core_w = tokens[at]
         if not core or int(core_w.sum()) <= red.room:
             return fixed + core, "reduction"
         need, est = dp_cost(core_w, red.room)
@@ -163,15 +162,15 @@ class Exact(Strategy):
                 if work is not None:  # proven: the witness tie-break (the DP where it gives up)
                     info["core_work"] = work
                     return self._canonical(best, tokens, profits, room, deadline, info, core_set=best,
-                                           lex_states=_LEX_MIN_STATES), "minknap"
+                                           lex_states=_LEX_MIN_STATES, order=order), "minknap"
                 core, fixed = list(red.free), list(red.fixed_in)
             return fixed + dp_core(core, tokens, profits, red.room, deadline, best, cap), "exact_dp"
         found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
             return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
-                                   lex_states=states), "minknap"
-        lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, _LEX_FIRST_SHARE)
+                                   lex_states=states, order=order), "minknap"
+        lex_bytes = _lex_bytes(core_w, profits[at], need, est, cap, _LEX_FIRST_SHARE)
         found = self._lex_first(core, tokens, profits, red, deadline, lex_bytes) if lex_bytes else None
         if found is not None:
             return fixed + found, "pareto_lex"
@@ -180,7 +179,7 @@ class Exact(Strategy):
         slice_ = min(deadline - time.perf_counter(), max(_MIN_SLICE, _PROBE_SHARE * est))
         if slice_ <= 0:
             raise _Cut(list(red.incumbent))
-        found, proven, _ = bnb_knapsack(core_w.tolist(), profits[core].tolist(), red.room, slice_)
+        found, proven, _ = bnb_knapsack(core_w.tolist(), profits[at].tolist(), red.room, slice_)
         best = self._better(fixed + [core[q] for q in found], list(red.incumbent), profits)
         if proven:
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
@@ -192,10 +191,10 @@ class Exact(Strategy):
 
         With ``work_limit`` set nothing else runs: past it `_Cut` returns the best set found.
         """
-        limit = self.params["work_limit"]
-        core_w = tokens[core]
+        limit, at = self.params["work_limit"], np.asarray(core, dtype=np.int64)
+        core_w = tokens[at]
         heavy = np.count_nonzero(core_w * _HEAVY_PART > red.room) >= _HEAVY_SHARE * len(core)
-        res = minknap(core_w, profits[core].astype(np.int64), red.room, deadline=deadline,
+        res = minknap(core_w, profits[at].astype(np.int64), red.room, deadline=deadline,
                       work_limit=limit or (_HEAVY_WORK if heavy else _CORE_WORK), max_bytes=cap)
         info["core_work"] = res.work
         best = fixed + [core[q] for q in res.chosen] if res.chosen is not None else list(red.incumbent)
@@ -249,7 +248,8 @@ class Exact(Strategy):
     def _canonical(self, best: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
                    settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True,
-                   core_set: list[int] | None = None, lex_states: int = 0) -> list[int]:
+                   core_set: list[int] | None = None, lex_states: int = 0,
+                   order: np.ndarray | None = None) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
@@ -259,9 +259,10 @@ class Exact(Strategy):
         optimum, stands in. Only when none is reached (the time limit) does the set depend on the solver.
         """
         info["tie_break"] = "lex"
-        canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=float(profits[best].sum()))
-        core, fixed = list(canon.free), list(canon.fixed_in)
-        core_w = tokens[core]
+        known = float(profits[best].sum())
+        canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=known, order=order)
+        core, fixed, at = list(canon.free), list(canon.fixed_in), np.asarray(canon.free, dtype=np.int64)
+        core_w = tokens[at]
         if not core or int(core_w.sum()) <= canon.room:
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
@@ -270,11 +271,11 @@ class Exact(Strategy):
             return self._core_lex(core, fixed, core_set, tokens, profits, canon.room, deadline, info,
                                   min(lex_states, cap // LEX_STATE_BYTES))
         # Where the DP fits, the lists go first when they should cost under half of it.
-        lex_bytes = _lex_bytes(core_w, profits[core], need, est, cap, 0.5) if lex else 0.0
+        lex_bytes = _lex_bytes(core_w, profits[at], need, est, cap, 0.5) if lex else 0.0
         if lex_bytes > 0:
             target = float(profits[best].sum()) - float(profits[fixed].sum())
             try:
-                found = pareto_lex(core_w, profits[core], canon.room, target, deadline=deadline, max_bytes=lex_bytes)
+                found = pareto_lex(core_w, profits[at], canon.room, target, deadline=deadline, max_bytes=lex_bytes)
             except TimeoutError:
                 found = None
             if found is not None:

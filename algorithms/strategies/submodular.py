@@ -36,6 +36,7 @@ from .base import Strategy
 from .greedy import bounded_selection
 from .mmr import relevance
 from .submodular_greedy import lazy_greedy
+from .submodular_kernel import warm_up as _warm_up
 
 __all__ = ["Submodular", "SubmodularObjective", "objective_value"]
 
@@ -216,6 +217,11 @@ class Submodular(Strategy):
         "top_k": Param(None, _none_or(int_in(1)), "consider only the top_k best-scored candidates (None: all)"),
         "max_memory_mb": Param(1024, int_in(1), "refuse when the similarity matrix would need more (MiB)"),
     })
+
+    @staticmethod
+    def warm_up() -> None:
+        """Load the compiled greedy rounds before anything is timed (`submodular_kernel.warm_up`)."""
+        _warm_up()
 
     def select(self, problem: Problem) -> Selection:
         p = self.params

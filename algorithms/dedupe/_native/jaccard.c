@@ -30,8 +30,9 @@
  *  B. A text whose shingles seen once in the whole batch number at least its prefix length
  *     s - ceil(t s) + 1 (s bounded by its shingle occurrences) shares at most ceil(t s) - 1 shingles with
  *     any text: it matches none and is left out (it is kept and absorbs nothing).
- *  C. The active texts, in join order, are tokenised again with exact word ids (interned bytes), so a
- *     trigram key (three 21-bit ids) is one-to-one with the shingle; each text's keys are made distinct.
+ *  C. The active texts are tokenised again (in input order, where they lie in memory) with exact word ids
+ *     (interned bytes), so a trigram key (three 21-bit ids) is one-to-one with the shingle; each text's keys
+ *     are made distinct, and found by its join position.
  *     A second count table over the active texts' keys orders the shingles by (count, slot, key), a total
  *     order that depends on the shingle alone: any two texts with Jaccard >= t share a shingle among the
  *     first s - ceil(t s) + 1 of each (their prefixes). A text indexes its prefix's slots when kept; a
@@ -332,6 +333,7 @@ static inline PyObject *read_attr(const attr_reader *r, PyObject *item) {  /* a 
 /* A text a few ahead is fetched while this one is read: its header and first bytes are a cache miss each
  * once the batch outgrows the cache, and the hardware prefetcher only follows the bytes within a text. */
 #define PREFETCH_AHEAD 4
+#define GUESS_TEXTS 64  /* the texts whose mean length sizes the shingle hashes' room */
 static inline void prefetch_text(PyObject *s) {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(s);
@@ -711,7 +713,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     intern shorts = {0}, longs = {0};
     keyset kset = {0};
     int interned = 0;
-    int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL;
+    int64_t *koff = NULL, *size = NULL, *pk = NULL, *poff = NULL, *partner = NULL, *seq = NULL, *jpos = NULL;
     int32_t *head = NULL, *ent = NULL, *nxt = NULL, *seen = NULL, *cands = NULL;
     uint32_t *pslot = NULL, *kslot = NULL;
     uint8_t *cnt = NULL;
@@ -724,24 +726,25 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     double stamp_ = now_();
 #endif
 
-    /* A. tokenise every text, hash its shingles, keep the hashes (room reserved once for the ASCII texts: at
-     * most (length + 1) / 2 words each) */
+    /* A. tokenise every text, hash its shingles, keep the hashes. The items are read in the same pass: each
+     * text is read from its item PREFETCH_AHEAD texts before its turn (and fetched), the item itself fetched
+     * twice as far ahead. */
+    Py_ssize_t first = n < GUESS_TEXTS ? n : GUESS_TEXTS;  /* the texts read before the pass */
     {
-        size_t bound = 0, guess = 0;
-        for (Py_ssize_t t = 0; t < n; t++) {
-            if (t + 2 * PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(items, t + 2 * PREFETCH_AHEAD));
+        size_t chars = 0;
+        for (Py_ssize_t t = 0; t < first; t++) {
             PyObject *item = PyList_GET_ITEM(items, t);
             if (!t) attr_reader_init(&text_reader, item, text_name);
             if (!(texts[t] = read_attr(&text_reader, item))) goto done;
-            PyObject *u = texts[t];
-            Py_ssize_t len = PyUnicode_Check(u) ? PyUnicode_GET_LENGTH(u) : 0;
-            bound += (size_t)(PyUnicode_Check(u) && PyUnicode_IS_ASCII(u) ? len / 2 + 1 : 1);
-            guess += (size_t)len / 6 + 1;
+            chars += (size_t)(PyUnicode_Check(texts[t]) ? PyUnicode_GET_LENGTH(texts[t]) : 0);
         }
-        if (vec_reserve(&hs, bound)) { PyErr_NoMemory(); goto done; }
-        /* The partitions' histogram is taken as each text's hashes are written (while they are in L1), with
-         * the partition bits of a guess of the total (about six characters a shingle); if the guess was far
-         * off, the histogram is taken again below. Either way only the speed depends on it. */
+        /* The hashes' room and the partitions' histogram (taken as each text's hashes are written, while they
+         * are in L1) are sized by a guess of the total: the first texts' mean length, about six characters a
+         * shingle. The room grows if the guess was short; if it was far off the histogram is taken again
+         * below. Either way only the speed depends on it. */
+        size_t guess = first ? (size_t)((double)(chars / 6 + (size_t)first) / (double)first * (double)n) : 0;
+        /* (a guess too large to reserve, from a few huge texts first, only starts the room smaller) */
+        if (vec_reserve(&hs, guess + guess / 4 + 1) && vec_reserve(&hs, 1024)) { PyErr_NoMemory(); goto done; }
         hist_bits = partition_bits(guess);
         if (hist_bits && !(hist = calloc(((size_t)1 << hist_bits) + 1, sizeof(size_t)))) {
             PyErr_NoMemory(); goto done;
@@ -750,12 +753,16 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     STAMP("A bound pass");
     for (Py_ssize_t t = 0; t < n; t++) {
         const uint8_t *p; Py_ssize_t len; int fold;
-        if (t + PREFETCH_AHEAD < n) prefetch_text(texts[t + PREFETCH_AHEAD]);
+        if (t + 2 * PREFETCH_AHEAD < n) prefetch_text(PyList_GET_ITEM(items, t + 2 * PREFETCH_AHEAD));
+        if (t + PREFETCH_AHEAD < n && t + PREFETCH_AHEAD >= first) {
+            Py_ssize_t ahead = t + PREFETCH_AHEAD;
+            if (!(texts[ahead] = read_attr(&text_reader, PyList_GET_ITEM(items, ahead)))) goto done;
+            prefetch_text(texts[ahead]);
+        }
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
-        /* Each trigram's hash is written as its last word is read. The room for an ASCII text was reserved
-         * above; a word form can be longer than its text (NFKC expands some characters), so its room is
-         * reserved here: its words are at most (bytes + 1) / 2. */
-        if (!fold && vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
+        /* Each trigram's hash is written as its last word is read; a text's words are at most (bytes + 1) / 2
+         * (a word form can be longer than its text: NFKC expands some characters). */
+        if (vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
         uint32_t *h = (uint32_t *)hs.p + hs.n;
         uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
         Py_ssize_t nw = 0;
@@ -897,7 +904,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     }
 
     STAMP("join order (Python)");
-    /* C. exact keys of the active texts, in join order */
+    /* C. exact keys of the active texts (read in input order, then put in join order) */
     koff = malloc(((size_t)na + 1) * sizeof(int64_t));
     size = malloc(((size_t)na + 1) * sizeof(int64_t));
     partner = malloc(((size_t)na + 1) * sizeof(int64_t));
@@ -906,9 +913,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         size_t bound = 0;  /* the active texts' shingle occurrences */
         for (Py_ssize_t a = 0; a < na; a++) bound += (size_t)occ[order[a]];
         if (vec_reserve(&keys, bound)) { PyErr_NoMemory(); goto done; }
-        /* sized for a vocabulary of a sixteenth of the words (grown past that), so it is rarely rebuilt */
+        /* sized for a vocabulary of a thirty-second of the words (grown past that): texts repeat their words
+         * (26,000 distinct among the 1.6 million of the realistic workload's active texts at 10^5), and a table
+         * sized for more falls out of L2 with no fewer probes */
         interned = 1;
-        if (intern_init(&shorts, pow2_at_least(bound / 8), 0) || intern_init(&longs, 1 << 10, 1)) {
+        if (intern_init(&shorts, pow2_at_least(bound / 32), 0) || intern_init(&longs, 1 << 10, 1)) {
             PyErr_NoMemory(); goto done;
         }
         /* The active texts' distinct shingles are counted as they are found, by slot: a table of about one
@@ -920,14 +929,26 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         if (!cnt || !kslot) { PyErr_NoMemory(); goto done; }
         memset(cnt, 0, cslots);
     }
+    /* The active texts are read in input order, where they lie in memory (the join order jumps about the
+     * batch: past the cache's size, a miss or more per text); text a's keys are then at koff[a], size[a] of
+     * them, wherever its text is in that order (moving them into join order costs more than it saves). Word
+     * ids depend on the order words are first seen, which changes no answer (keys are one-to-one with the
+     * shingles whatever the ids). */
+    seq = malloc(((size_t)na + 1) * sizeof(int64_t));
+    jpos = malloc(((size_t)n + 1) * sizeof(int64_t));
+    if (!seq || !jpos) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t t = 0; t < n; t++) jpos[t] = -1;
+    for (Py_ssize_t a = 0; a < na; a++) jpos[order[a]] = a;
+    {
+        Py_ssize_t i = 0;
+        for (Py_ssize_t t = 0; t < n; t++) if (jpos[t] >= 0) seq[i++] = t;
+    }
     uint32_t next_id = 0;
-    koff[0] = 0;
-    for (Py_ssize_t a = 0; a < na; a++) {
-        Py_ssize_t t = (Py_ssize_t)order[a];
+    for (Py_ssize_t i = 0; i < na; i++) {
+        Py_ssize_t t = (Py_ssize_t)seq[i], a = (Py_ssize_t)jpos[t];
         const uint8_t *p; Py_ssize_t len; int fold;
-        /* the join order jumps about the batch: the text a few ahead is fetched while this one is read */
-        if (a + PREFETCH_AHEAD < na) {
-            Py_ssize_t ahead = (Py_ssize_t)order[a + PREFETCH_AHEAD];
+        if (i + PREFETCH_AHEAD < na) {
+            Py_ssize_t ahead = (Py_ssize_t)seq[i + PREFETCH_AHEAD];
             prefetch_text(src.forms[ahead] ? src.forms[ahead] : texts[ahead]);
         }
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
@@ -974,12 +995,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             cnt[c] += cnt[c] < UINT8_MAX;
             k[d++] = k[j];
         }
+        koff[a] = (int64_t)keys.n;
         keys.n += (size_t)d;
         size[a] = d;
-        koff[a + 1] = (int64_t)keys.n;
     }
     intern_free(&shorts); intern_free(&longs); interned = 0;
-
     STAMP("C exact keys");
     /* counts of the active texts' shingles (saturating), the prefixes' order and slots */
     pk = malloc(((size_t)na + 1) * sizeof(int64_t));
@@ -997,7 +1017,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         if (vec_reserve(&okeys, (size_t)size[a])) { PyErr_NoMemory(); goto done; }
         uint64_t *o = okeys.p;
         Py_ssize_t m = 0;
-        for (int64_t j = koff[a]; j < koff[a + 1]; j++) {
+        for (int64_t j = koff[a]; j < koff[a] + size[a]; j++) {
             uint32_t c = cnt[kslot[j]];
             if (c == 1) u++;
             else o[m++] = (uint64_t)c << 32 | kslot[j];
@@ -1042,11 +1062,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
                 if ((double)(sa < sb ? sa : sb) / (double)(sa < sb ? sb : sa) < threshold) continue;
                 if (!filled) {  /* the probing text's shingles, once it has a candidate past the length filter */
                     if (keyset_open(&kset, sa)) { PyErr_NoMemory(); goto done; }
-                    for (int64_t i = koff[a]; i < koff[a + 1]; i++) keyset_add(&kset, K[i]);
+                    for (int64_t i = koff[a]; i < koff[a] + sa; i++) keyset_add(&kset, K[i]);
                     filled = 1;
                 }
                 int64_t inter = 0;
-                for (int64_t j = koff[b]; j < koff[b + 1]; j++) inter += keyset_has(&kset, K[j]);
+                for (int64_t j = koff[b]; j < koff[b] + sb; j++) inter += keyset_has(&kset, K[j]);
                 if ((double)inter / (double)(sa + sb - inter) >= threshold) { partner[a] = b; break; }
             }
             if (partner[a] >= 0) continue;
@@ -1071,7 +1091,7 @@ done:
     free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs); free(hist);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
     free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
-    free(seen); free(cands); free(pslot); free(kslot); free(cnt);
+    free(seen); free(cands); free(pslot); free(kslot); free(cnt); free(seq); free(jpos);
     free(kset.keys); free(kset.gen);
     return result;
 }

@@ -32,6 +32,7 @@ from numba import njit
 from .bounds import _AFFINE_TRIES, _bound, _fill_value, _flip_bound, _floor_bound, affine_step, surrogate_bound
 from .clock import monotonic_now
 from .heavy import CLASS_KEEP, CLASS_TRIAL, COUNT_BITS, class_bound, class_tables, step_tables
+from .pairing import FILL_ITEMS, PAIR_EVERY, fill_tables, pair_order, pair_pass
 from .runs import MIN_RUN, run_bound, run_tables
 
 __all__ = ["MEMORY_LIMIT", "PROVEN", "STATE_BYTES", "TIME_LIMIT", "WORK_LIMIT", "affine_step", "greedy_rest", "search",
@@ -91,7 +92,8 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
     Returns:
         (status, best profit, step of the best state (-1: the greedy set, -2: none above `lower`,
         -3: the break solution with one swap), its decision bits, the item of each core step,
-        1 where that step added an item, the break item, state visits, the swap's (out, in) items).
+        1 where that step added an item, the break item, state visits, the swap's (out, in) items,
+        the items outside the core the best state is paired with (`pairing`; empty: none)).
     """
     n = len(w)
     cw = np.zeros(n + 1, dtype=np.int64)
@@ -132,6 +134,8 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
     W2, P2, V2 = np.empty(slots, np.int64), np.empty(slots, np.int64), np.empty(slots, np.uint64)
     W[0], P[0], V[0] = cw[b], cp[b], np.uint64(0)
     m, steps, work = 1, 0, 0
+    by_w, scratch, fill = np.empty(0, np.int64), np.empty((6, 0), np.int64), fill_tables(0)  # sized at the first pass
+    paired, n_paired, last_pair, pair_cost = np.empty(FILL_ITEMS, np.int64), 0, 0, n
     s, t = b - 1, b
     side = 1  # 1: add after the core next, 0: remove before it
     best_p, best_w = step_tables(pre_p, pre_w, suf_p, suf_w, classes, s, t)
@@ -201,7 +205,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
             if out > 0 and pp <= P2[out - 1]:
                 continue  # dominated by a lighter state
             if ww <= c and pp > z:
-                z, best_step, best_bits = pp, steps, vv
+                z, best_step, best_bits, n_paired = pp, steps, vv, 0
             # A dominated state's bound is no higher than its dominator's: a pruned dominator
             # never lets a state it dominates through.
             # The next item's (or the last taken one's) rate over the whole gap bounds Dantzig's from
@@ -240,6 +244,14 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
         if on and tried >= CLASS_TRIAL and cut * CLASS_KEEP < tried:
             on = False  # it cuts too few of the states Dantzig's lets through to pay for itself (`heavy`)
         m = out
+        if m > 0 and work - last_pair >= PAIR_EVERY * pair_cost:  # items outside the core complete a state
+            last_pair = work
+            if len(by_w) < n:
+                by_w, scratch, fill = pair_order(w), np.empty((6, n), np.int64), fill_tables(FILL_ITEMS)
+            pz, at, count, pair_cost = pair_pass(w, p, c, by_w, s, t, W, P, m, z, scratch, fill, fill[3])
+            if at >= 0:
+                z, best_step, best_bits, n_paired = pz, steps - 1, V[at], count
+                paired[:count] = fill[3][:count]
         if work_limit > 0 and work >= work_limit and m > 0:
             status = WORK_LIMIT
             break
@@ -247,7 +259,7 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
             status = TIME_LIMIT
             break
     return (status, z, best_step, best_bits, seq[:steps].copy(), adds[:steps].copy(), b, work,
-            swap_out, swap_in)
+            swap_out, swap_in, paired[:n_paired].copy())
 
 
 @njit(cache=True)

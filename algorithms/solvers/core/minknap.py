@@ -22,6 +22,7 @@ from .bounds import _AFFINE_TRIES, affine_step
 from .clock import CLOCK_ID, to_clock
 from .heavy import HEAVY_ITEM_BYTES, HEAVY_STATE_BYTES, MAX_CLASS, weight_classes
 from .kernel import STATE_BYTES, greedy_rest, search, surrogate_bound
+from .pairing import PAIR_BYTES, PAIR_BYTES_PER_ITEM
 from .lex import item_tree, lex_first
 from .witness import QUERY_SHARE, WITNESS_SHARE, advance, item_kinds
 
@@ -67,7 +68,7 @@ def minknap_bytes(n: int, max_states: int, classes: int = 0) -> int:
     `classes`: how many weight classes the class bound tracks (`heavy.weight_classes`; 0 on most instances).
     """
     per_state = STATE_BYTES + (HEAVY_STATE_BYTES if classes else 0)
-    return per_state * max_states + (_ITEM_BYTES + HEAVY_ITEM_BYTES * classes) * n
+    return per_state * max_states + (_ITEM_BYTES + PAIR_BYTES_PER_ITEM + HEAVY_ITEM_BYTES * classes) * n + PAIR_BYTES
 
 
 def _max_states(n: int, classes: int, max_bytes: float) -> int:
@@ -135,7 +136,7 @@ def _sorted_search(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int,
             classes = weight_classes(ws[idx], need_room)[:n_classes]
         out = search(ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline,
                      int(probe or work_limit), max_states, classes)
-        status, value, step, bits, seq, adds, brk, work, swap_out, swap_in = out
+        status, value, step, bits, seq, adds, brk, work, swap_out, swap_in, paired = out
         total_work += int(work)
         # The probe ran out of work. Past the deadline that is a time limit: the surrogate bound
         # (30 sorts of the items) would run past it under load.
@@ -147,7 +148,7 @@ def _sorted_search(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int,
             if surrogate_bound(ws, ps, need_room, most, value, _SURROGATE_ROUNDS) <= value:
                 status = 0
             else:
-                status, value, step, bits, seq, adds, brk, work, swap_out, swap_in = search(
+                status, value, step, bits, seq, adds, brk, work, swap_out, swap_in, paired = search(
                     ws[idx], ps[idx], need_room, need_value, CLOCK_ID, clock_deadline, int(work_limit), max_states,
                     classes)
                 total_work += int(work)
@@ -174,6 +175,7 @@ def _sorted_search(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int,
         for q in range(known_from, step + 1):
             bit = (int(bits) >> (step - q)) & 1
             part[seq[q]] = bool(bit) if adds[q] else not bit
+        part[paired] = ~part[paired]  # the state's items outside the core (`pairing`): not in the window, fixed below
         if known_from == 0:
             taken[idx[part]] = True
             break
@@ -220,13 +222,13 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
     chosen = np.array(witness, dtype=np.bool_)
     kind, n_kinds = item_kinds(w, p)
     items_tree = item_tree(w, p)
-    acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum())], dtype=np.int64)
+    acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum()), 0, 0], dtype=np.int64)
     slope, ga = affine_step(w, p, int(np.gcd.reduce(p)), _AFFINE_TRIES) if n else (0, 1)
     # Each search runs on the items after k that fit, in the efficiency order: sorted once here.
     order, clock_deadline = efficiency_order(w, p), to_clock(deadline)
     w_sorted, p_sorted, k = w[order], p[order], 0
     while True:
-        k = advance(w, p, kind, n_kinds, int(room), int(target), chosen, k, items_tree, acc, slope, ga)
+        k = advance(w, p, kind, n_kinds, int(room), int(target), chosen, k, items_tree, acc, slope, ga, order)
         if k >= n:
             return np.flatnonzero(chosen).tolist(), False
         if work <= 0:

@@ -10,6 +10,10 @@ search proved (`minknap`). While the witness takes k, k is taken. Where it does 
   lighter than k minus the witness's spare room and no more profitable than k plus its spare profit;
 - else Dantzig's bound of the items after k (a Fenwick tree over their efficiency order, as in
   `lex`), with the decisions so far and k taken, below the target says no such set exists;
+- else the greedy set of the items after k (efficiency order, every one that still fits), or the
+  break solution of those items with its best single swap, reaching the target with the decisions so
+  far and k is a new witness: no search (most questions on profit_ceiling and multiple_strongly_correlated,
+  where a search cost 40-150 us of setup alone; tried while they succeed often enough, `QUICK_SLACK`);
 - else the expanding-core search on the items after k finds one (the new witness) or proves none.
 
 The searches share a deterministic budget of state visits; past it the caller falls back to the
@@ -26,6 +30,7 @@ from numba import njit
 
 from .bounds import _shifted
 from .fenwick import add
+from .kernel import _best_swap
 from .lex import _fill
 
 __all__ = ["QUERY_SHARE", "WITNESS_SHARE", "advance", "item_kinds"]
@@ -37,6 +42,9 @@ _SWAP_SCAN = 64
 WITNESS_SHARE = 4
 # One search may spend at most 1/QUERY_SHARE of the budget: one that needs more is about as hard as the proof.
 QUERY_SHARE = 2
+# The quick sets (`_greedy_witness`) are tried while they failed at most this many times more than twice
+# as often as they succeeded.
+QUICK_SLACK = 4
 
 
 def item_kinds(w: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
@@ -78,11 +86,57 @@ def _stacks(kind, chosen, n_kinds, start):
 
 
 @njit(cache=True)
-def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga):
-    """Decide items k, k+1, ... while swaps and bounds suffice; return the first item that needs a search (or n).
+def _greedy_witness(w, p, order, room, target, chosen, k, acc):
+    """True (and `chosen`, `acc` the new witness's) when the decisions so far, k and a quick rest reach `target`.
 
-    `acc` holds (weight taken so far, profit taken so far, the witness's weight, its profit); (slope, ga)
-    are `bounds.affine_step`'s.
+    The rest comes from the items after k that fit, in `order` (efficiency, best first): the greedy set
+    (every one taken while it fits), else the break solution with its best single swap, the two sets the
+    expanding-core search starts from (`kernel._best_swap`).
+    """
+    left, base = room - acc[0] - w[k], acc[1] + p[k]
+    rest = np.empty(len(order), dtype=np.int64)
+    m = 0
+    for j in order:
+        if j > k and w[j] <= left:
+            rest[m] = j
+            m += 1
+    ws, ps = w[rest[:m]], p[rest[:m]]
+    b = wb = pb = 0
+    while b < m and wb + ws[b] <= left:
+        wb += ws[b]
+        pb += ps[b]
+        b += 1
+    take = np.zeros(m, dtype=np.bool_)
+    take[:b] = True
+    gw, gp = wb, pb
+    for q in range(b, m):
+        if gw + ws[q] <= left:
+            gw += ws[q]
+            gp += ps[q]
+            take[q] = True
+    if base + gp < target:
+        swap_p, out, into = _best_swap(ws, ps, b, left, wb, pb)
+        if out < 0 or base + swap_p < target:
+            return False
+        take[b:] = False
+        take[out], take[into] = False, True
+        gw, gp = wb - ws[out] + ws[into], swap_p
+    chosen[k + 1:] = False
+    chosen[k] = True
+    chosen[rest[:m][take]] = True
+    acc[0] += w[k]
+    acc[1] += p[k]
+    acc[2], acc[3] = acc[0] + gw, acc[1] + gp
+    return True
+
+
+@njit(cache=True)
+def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga, order):
+    """Decide items k, k+1, ... while swaps, bounds and quick sets suffice; return the first that needs a search (or n).
+
+    `acc` holds (weight taken so far, profit taken so far, the witness's weight, its profit, how often the
+    quick sets succeeded, how often they failed); (slope, ga) are `bounds.affine_step`'s; `order`: the
+    positions by efficiency, best first.
     """
     n = len(w)
     rank, eff, tw, tp, top = tree
@@ -129,5 +183,15 @@ def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga):
                 ga > 1 and _shifted(bound, acc[0] + w[k] + used, room, slope, ga) < target):
             k += 1
             continue
+        # The quick sets cost a sort of the items after k; where they keep failing (spanner_weakly_correlated,
+        # n = 1,000-2,000: every one of 75-105 questions) they stop: at most QUICK_SLACK more failures than
+        # twice the successes. A count, so the same questions get a search on every run (and the same set).
+        if acc[5] < QUICK_SLACK + 2 * acc[4]:
+            if _greedy_witness(w, p, order, room, target, chosen, k, acc):
+                acc[4] += 1
+                head, items, fill = _stacks(kind, chosen, n_kinds, k + 1)  # the witness changed: its stacks too
+                k += 1
+                continue
+            acc[5] += 1
         return k
     return n
