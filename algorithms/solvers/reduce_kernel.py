@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .core.bounds import first_above
+
 __all__ = ["EXACT_SUM_LIMIT", "reduce_sorted", "warm_up"]
 
 # Below this total, sums of integral float64 scores are exact in any order.
@@ -20,17 +22,14 @@ EXACT_SUM_LIMIT = 2.0**53
 
 
 @njit(cache=True)
-def _lp_value(cap, cum_w, cum_p, ws, ps):
-    """The LP relaxation's optimum over all items (density order) at capacity `cap` (numpy's `_lp_values`)."""
+def _lp_value(cap, cum_w, cum_p, ws, ps, guess):
+    """The LP relaxation's optimum over all items (density order) at capacity `cap` (numpy's `_lp_values`).
+
+    `guess`: where the search for the first prefix weighing more than `cap` starts (`first_above`:
+    the same index as numpy's searchsorted, in a few steps when it lies near the split item).
+    """
     n = len(ws)
-    lo, hi = 0, n  # searchsorted(cum_w, cap, side="right"): the first index whose prefix weighs more
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if cum_w[mid] <= cap:
-            lo = mid + 1
-        else:
-            hi = mid
-    whole = lo
+    whole = first_above(cum_w, cap, 0, n, guess)
     base_p = cum_p[whole - 1] if whole > 0 else 0.0
     base_w = cum_w[whole - 1] if whole > 0 else 0
     if whole >= n:
@@ -117,7 +116,7 @@ def reduce_sorted(ws, ps, order, room, margin, has_known, known, rel_tol):
                 taken[i] = True
                 if used == room:
                     break
-    upper = _tighten(_lp_value(room, cum_w, cum_p, ws, ps), True, rel_tol)
+    upper = _tighten(_lp_value(room, cum_w, cum_p, ws, ps, split), True, rel_tol)
     incumbent = _scatter(order, taken)
     if inc_score >= upper and margin == 0.0:
         return True, incumbent, empty, empty, room, inc_score, upper, True
@@ -127,7 +126,7 @@ def reduce_sorted(ws, ps, order, room, margin, has_known, known, rel_tol):
     total = cum_w[n - 1] if n > 0 else 0
     for j in range(split):
         # Capacities past the total weight all give the same LP value; clipping keeps room + w in int64.
-        without = _tighten(_lp_value(room + min(ws[j], total - room), cum_w, cum_p, ws, ps) - ps[j], True, rel_tol)
+        without = _tighten(_lp_value(room + min(ws[j], total - room), cum_w, cum_p, ws, ps, split) - ps[j], True, rel_tol)
         if without <= lower:
             fix[j] = True
             fixed_w += ws[j]
@@ -137,7 +136,7 @@ def reduce_sorted(ws, ps, order, room, margin, has_known, known, rel_tol):
         if fix[j] or ws[j] > left:
             continue
         if j >= split:
-            forced = _tighten(ps[j] + _lp_value(room - ws[j], cum_w, cum_p, ws, ps), True, rel_tol)
+            forced = _tighten(ps[j] + _lp_value(room - ws[j], cum_w, cum_p, ws, ps, split), True, rel_tol)
             if forced <= lower:
                 continue
         free[j] = True

@@ -89,9 +89,10 @@ def core_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.
     target = int(profits[core_set].sum()) - int(profits[fixed].sum())
     at = np.asarray(core, dtype=np.int64)
     try:
-        where = {k: q for q, k in enumerate(core)}  # the search's optimum, a witness for the tie-break
+        inside = np.zeros(len(tokens), dtype=np.bool_)
+        inside[np.asarray(core_set, dtype=np.int64)] = True  # the search's optimum, a witness for the tie-break
         found = lex_first_from(tokens[at], profits[at].astype(np.int64), room, target, int(states),
-                               [where[k] for k in core_set if k in where], deadline)
+                               np.flatnonzero(inside[at]), deadline)
     except TimeoutError:
         info.update(canonical=False, tie_break="none")  # the optimum stands; the tie-break ran out of time
         return core_set

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import candidate_arrays, dantzig_bound_arrays
+from ..bounds import dantzig_bound_arrays, problem_arrays
 from ..items import Problem, Selection
 from ..params import Param, int_in, real_in
 # The portfolio's budgets, under private names here: the tests patch them on this module.
@@ -117,7 +117,7 @@ class Exact(Strategy):
         start, limit = time.perf_counter(), self.params["time_limit"]
         deadline = start + limit - min(_GUARD_SEC, _GUARD_SHARE * limit)
         room = problem.room
-        all_tokens, all_scores, keep = candidate_arrays(problem.candidates, room)
+        all_tokens, all_scores, keep = problem_arrays(problem)
         tokens, scores = all_tokens[keep], all_scores[keep]
         if int(tokens.sum()) <= room:
             return Selection(tuple(keep.tolist()), optimal=True, upper_bound=math.fsum(scores.tolist()),

@@ -112,15 +112,21 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
             greedy_p += p[k]
     if greedy_p > z:
         z, best_step = greedy_p, -1
+    gp = 1 if n == 0 else p[0]
+    for k in range(1, n):
+        gp = math.gcd(gp, p[k])
+    a, ga = affine_step(w, p, gp, _AFFINE_TRIES)
+    # The break state's bound is over every set: where the greedy set meets it, it is optimal and
+    # neither the swap nor a flip bound per item (a pass over all n) can find more.
+    root = _bound(cw, cp, w, p, n, c, b - 1, b, cw[b], cp[b], gp, a, ga)
+    if root <= z:
+        none = np.empty(0, dtype=np.int64)
+        return PROVEN, z, best_step, np.uint64(0), none, np.empty(0, dtype=np.int8), b, 0, -1, -1, none
     swap_p, swap_out, swap_in = _best_swap(w, p, b, c, cw[b], cp[b])
     if swap_p > z:
         z, best_step = swap_p, -3
     eff = p / w
     runs = run_tables(w, p)
-    gp = 1 if n == 0 else p[0]
-    for k in range(1, n):
-        gp = math.gcd(gp, p[k])
-    a, ga = affine_step(w, p, gp, _AFFINE_TRIES)
     nc = len(classes)
     lw, lq, pre_p, pre_w, suf_p, suf_w, flags = class_tables(w, p, c, classes)
     count_slots = min(_FIRST_SLOTS, max_states) if nc else 1  # no counts to keep without a class
@@ -148,13 +154,13 @@ def search(w, p, c, lower, clock_id, deadline, work_limit, max_states, classes):
         if side == 1:
             k = t
             t += 1
-            value = p[k] + _fill_value(cw, cp, w, p, 0, n, c - w[k])  # k forced in
+            value = p[k] + _fill_value(cw, cp, w, p, 0, n, c - w[k], b)  # k forced in
             flip = _flip_bound(value, w[k] + min(c - w[k], cw[n]), c, gp, a, ga)
             dw, dp = w[k], p[k]
         else:
             k = s
             s -= 1
-            value = _fill_value(cw, cp, w, p, 0, n, c + w[k]) - p[k]  # k forced out
+            value = _fill_value(cw, cp, w, p, 0, n, c + w[k], b) - p[k]  # k forced out
             flip = _flip_bound(value, min(c + w[k], cw[n]) - w[k], c, gp, a, ga)
             dw, dp = -w[k], -p[k]
         this_side = side
