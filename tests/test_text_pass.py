@@ -66,8 +66,13 @@ def test_the_c_pass_reads_other_objects_through_getattr_and_refuses_a_non_str():
         text_pass([object()])
 
 
-def test_the_numpy_answer_matches_the_reference():
+def test_the_numpy_answer_matches_the_reference_and_stands_in_without_the_extension(monkeypatch):
+    from packbench.experiments.bench import text_pass as module
+
     assert text_pass_numpy(TEXTS) == _reference(TEXTS)
+    monkeypatch.setattr(module, "_NATIVE", None)  # as if the extension were not built
+    assert not module.native_text_pass()
+    assert module.text_pass([Item("a", TEXTS[7], 1.0, 1), TEXTS[9]]) == _reference([TEXTS[7], TEXTS[9]])
 
 
 def test_the_bound_lines_name_both_bounds_and_say_when_the_faithful_one_is_not_measured():
