@@ -19,6 +19,11 @@
  * float64 as they are; or None unless every element is exactly `item_type` with a C-contiguous 1-D
  * `ndarray` embedding of dtype `float64` (the dtype object) and `dim` entries (each within
  * float32's range, with `single`).
+ *
+ * `text_pass(items)`: one read of every byte of every text, for the benchmarks' single-pass bound
+ * (experiments/bench/text_pass.py): each element is a str or has a str attribute `text`; the bytes
+ * its str holds (length times the kind's 1, 2 or 4 bytes) are folded as native-order 8-byte words,
+ * the last one zero-padded, into a wrapping sum. Returns (that sum over all texts, bytes read).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -306,10 +311,101 @@ decline:
     Py_RETURN_NONE;
 }
 
+/* The wrapping sum of `len` bytes read as native-order 8-byte words, the last one zero-padded: a
+ * result that depends on every byte, so the compiler cannot drop a read (it vectorises the loop). */
+static uint64_t fold_words(const unsigned char *p, size_t len) {
+    uint64_t sum = 0;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        sum += w;
+    }
+    if (i < len) {
+        uint64_t w = 0;
+        memcpy(&w, p + i, len - i);
+        sum += w;
+    }
+    return sum;
+}
+
+static PyObject *text_pass(PyObject *self, PyObject *args) {
+    PyObject *items;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &items)) return NULL;
+    PyObject *name = PyUnicode_InternFromString("text");
+    if (name == NULL) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    PyObject **objs = ((PyListObject *)items)->ob_item;
+    /* The first item's type and its `text` slot: items of that type are read through the offset
+     * (as `item_columns` reads its fields), any other element through getattr. */
+    PyObject *type = NULL;
+    Py_ssize_t off = -1;
+    if (n > 0 && !PyUnicode_Check(objs[0])) {
+        type = Py_NewRef((PyObject *)Py_TYPE(objs[0])); /* held: getattr below may drop the item */
+        off = slot_offset(type, "text");
+    }
+    uint64_t sum = 0;
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (off >= 0 && i + 2 * AHEAD < n) PREFETCH((char *)objs[i + 2 * AHEAD] + off);
+        if (off >= 0 && i + AHEAD < n && (PyObject *)Py_TYPE(objs[i + AHEAD]) == type) {
+            PyObject *next = *(PyObject **)((char *)objs[i + AHEAD] + off);
+            if (next != NULL) PREFETCH(next); /* its header; the data follows it in a compact str */
+        }
+        if (i + AHEAD / 2 < n) {
+            PyObject *o = objs[i + AHEAD / 2], *t = NULL;
+            if (PyUnicode_CheckExact(o)) t = o;
+            else if (off >= 0 && (PyObject *)Py_TYPE(o) == type) t = *(PyObject **)((char *)o + off);
+            if (t != NULL && PyUnicode_CheckExact(t) && PyUnicode_IS_COMPACT(t)) {
+                const char *d = PyUnicode_DATA(t);
+                size_t bytes = (size_t)PyUnicode_GET_LENGTH(t) * (size_t)PyUnicode_KIND(t);
+                for (size_t k = 64; k < bytes; k += 64) PREFETCH(d + k);
+            }
+        }
+        PyObject *it = objs[i], *text;
+        if (PyUnicode_Check(it)) {
+            text = Py_NewRef(it);
+        } else if (off >= 0 && (PyObject *)Py_TYPE(it) == type && *(PyObject **)((char *)it + off) != NULL) {
+            text = Py_NewRef(*(PyObject **)((char *)it + off));
+        } else {
+            Py_INCREF(it);
+            text = PyObject_GetAttr(it, name);
+            Py_DECREF(it);
+            if (text == NULL) goto fail;
+            /* A getattr runs Python code, which may have changed the list: read it afresh. */
+            n = PyList_GET_SIZE(items);
+            objs = ((PyListObject *)items)->ob_item;
+        }
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "text_pass: element %zd's text is not a str", i);
+            Py_DECREF(text);
+            goto fail;
+        }
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0) {
+            Py_DECREF(text);
+            goto fail;
+        }
+#endif
+        size_t len = (size_t)PyUnicode_GET_LENGTH(text) * (size_t)PyUnicode_KIND(text);
+        sum += fold_words((const unsigned char *)PyUnicode_DATA(text), len);
+        total += len;
+        Py_DECREF(text);
+    }
+    Py_DECREF(name);
+    Py_XDECREF(type);
+    return Py_BuildValue("(Kn)", (unsigned long long)sum, (Py_ssize_t)total);
+fail:
+    Py_DECREF(name);
+    Py_XDECREF(type);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"item_columns", item_columns, METH_VARARGS, "One pass over the items: their columns, or None."},
     {"greedy_take", greedy_take, METH_VARARGS, "Greedy fill over a density order."},
     {"embedding_rows", embedding_rows, METH_VARARGS, "The items' embeddings as float32 or float64 rows, or None."},
+    {"text_pass", text_pass, METH_VARARGS, "One read of every text's bytes: (wrapping word sum, bytes read)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -40,6 +41,36 @@ class Reduction:
     def solved(self) -> bool:
         """True when the incumbent meets the bound, so it is optimal."""
         return self.incumbent_score >= self.upper_bound
+
+    # The positions as read-only int64 arrays: `exact` indexes with them, and numpy reads a tuple of
+    # 5,000 Python ints in about 0.1 ms every time. The compiled reduction seeds them (`_seeded`).
+    @cached_property
+    def fixed_array(self) -> np.ndarray:
+        """`fixed_in` as a read-only int64 array."""
+        return _frozen(np.array(self.fixed_in, dtype=np.int64))
+
+    @cached_property
+    def free_array(self) -> np.ndarray:
+        """`free` as a read-only int64 array."""
+        return _frozen(np.array(self.free, dtype=np.int64))
+
+    @cached_property
+    def incumbent_array(self) -> np.ndarray:
+        """`incumbent` as a read-only int64 array."""
+        return _frozen(np.array(self.incumbent, dtype=np.int64))
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
+
+
+def _seeded(red: Reduction, fixed_in: np.ndarray, free: np.ndarray, incumbent: np.ndarray) -> Reduction:
+    """`red` with its array views filled from the arrays its tuples were read from (no second read)."""
+    red.__dict__.update(fixed_array=_frozen(fixed_in.astype(np.int64, copy=False)),
+                        free_array=_frozen(free.astype(np.int64, copy=False)),
+                        incumbent_array=_frozen(incumbent.astype(np.int64, copy=False)))
+    return red
 
 
 def _lp_values(cap: np.ndarray, cum_w: np.ndarray, cum_p: np.ndarray, ws: np.ndarray,
@@ -103,8 +134,10 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
     if ok:
         incumbent = tuple(inc.tolist())
         if early:
-            return Reduction((), (), room, incumbent, inc_score, upper)
-        return Reduction(tuple(fixed_in.tolist()), tuple(free.tolist()), int(left), incumbent, inc_score, upper)
+            fixed_in = free = inc[:0]
+            return _seeded(Reduction((), (), room, incumbent, inc_score, upper), fixed_in, free, inc)
+        red = Reduction(tuple(fixed_in.tolist()), tuple(free.tolist()), int(left), incumbent, inc_score, upper)
+        return _seeded(red, fixed_in, free, inc)
     return _reduce_sorted_numpy(ws, ps, order, room, margin, known)
 
 

@@ -60,7 +60,8 @@ def integer_profits_array(scores: np.ndarray) -> tuple[np.ndarray, float, float]
         (integer profits as float64, score per profit unit, absolute error bound on the total score).
     """
     scores = np.asarray(scores, dtype=np.float64)
-    if bool(np.all(scores == np.floor(scores))) and math.fsum(scores.tolist()) < _HEADROOM:
+    # Non-negative integers below 2**53 add up exactly in any order: numpy's sum is fsum's there.
+    if bool(np.all((scores >= 0) & (scores == np.floor(scores)))) and scores.sum() < _HEADROOM:
         return scores.copy(), 1.0, 0.0
     profits, per_profit, err = integer_profits(scores.tolist())
     return np.array(profits, dtype=np.float64), per_profit, err

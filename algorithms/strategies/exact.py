@@ -148,7 +148,7 @@ class Exact(Strategy):
                info: dict[str, Any], order: np.ndarray | None = None) -> tuple[list[int], str]:
         """(positions of the canonical optimum, the stage that proved it); raises `_Cut` at the limit."""
         cap = self.params["max_memory_mb"] * 2**20
-        core, fixed, at = list(red.free), list(red.fixed_in), np.asarray(red.free, dtype=np.int64)
+        core, fixed, at = list(red.free), list(red.fixed_in), red.free_array
         core_w = tokens[at]
         if not core or int(core_w.sum()) <= red.room:
             return fixed + core, "reduction"
@@ -165,7 +165,7 @@ class Exact(Strategy):
                                            lex_states=_LEX_MIN_STATES, order=order), "minknap"
                 core, fixed = list(red.free), list(red.fixed_in)
             return fixed + dp_core(core, tokens, profits, red.room, deadline, best, cap), "exact_dp"
-        found = self._core_search(core, fixed, tokens, profits, red, deadline, info, cap)
+        found = self._core_search(core, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
             return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
@@ -185,20 +185,20 @@ class Exact(Strategy):
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
         return fixed + dp_core(core, tokens, profits, red.room, deadline, best, cap), "exact_dp"
 
-    def _core_search(self, core: list[int], fixed: list[int], tokens: np.ndarray, profits: np.ndarray,
-                     red: Reduction, deadline: float, info: dict[str, Any], cap: float) -> list[int] | None:
+    def _core_search(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction,
+                     deadline: float, info: dict[str, Any], cap: float) -> np.ndarray | None:
         """An optimal set from the expanding-core search, or None where its work budget ran out first.
 
         With ``work_limit`` set nothing else runs: past it `_Cut` returns the best set found.
         """
-        limit, at = self.params["work_limit"], np.asarray(core, dtype=np.int64)
+        limit, at, inc = self.params["work_limit"], red.free_array, red.incumbent_array
         core_w = tokens[at]
         heavy = np.count_nonzero(core_w * _HEAVY_PART > red.room) >= _HEAVY_SHARE * len(core)
         res = minknap(core_w, profits[at].astype(np.int64), red.room, deadline=deadline,
                       work_limit=limit or (_HEAVY_WORK if heavy else _CORE_WORK), max_bytes=cap)
         info["core_work"] = res.work
-        best = fixed + [core[q] for q in res.chosen] if res.chosen is not None else list(red.incumbent)
-        best = self._better(best, list(red.incumbent), profits)
+        best = inc if res.chosen is None else np.concatenate((red.fixed_array, at[res.at]))  # arrays: no list reads
+        best = self._better(best, inc, profits)
         if res.proven:
             return best
         if res.status == "time_limit" or limit:
@@ -261,14 +261,14 @@ class Exact(Strategy):
         info["tie_break"] = "lex"
         known = float(profits[best].sum())
         canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=known, order=order)
-        core, fixed, at = list(canon.free), list(canon.fixed_in), np.asarray(canon.free, dtype=np.int64)
+        core, fixed, at = list(canon.free), list(canon.fixed_in), canon.free_array
         core_w = tokens[at]
         if not core or int(core_w.sum()) <= canon.room:
             return fixed + core
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
         if core_set is not None and not (need <= cap and est <= _DP_DIRECT_SEC):
-            return self._core_lex(core, fixed, core_set, tokens, profits, canon.room, deadline, info,
+            return self._core_lex(at, canon.fixed_array, core_set, tokens, profits, canon.room, deadline, info,
                                   min(lex_states, cap // LEX_STATE_BYTES))
         # Where the DP fits, the lists go first when they should cost under half of it.
         lex_bytes = _lex_bytes(core_w, profits[at], need, est, cap, 0.5) if lex else 0.0

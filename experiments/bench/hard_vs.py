@@ -1,15 +1,17 @@
 """`exact` now against an older tree's `exact` on the hard families, interleaved, in CPU seconds.
 
 Run through ``python -m packbench.experiments.bench.hard --before TREE`` (see `hard.main`).
-Per instance the two run in turn (this process, then the older tree's worker, `BeforeWorker`),
-each with the same time limit; where both take under 0.2 s they repeat 5 times, still in
-turn, and keep the median. A combo anchor file (``--combo-csv``: class, n, seed,
+Per instance the two run in turn, each in a worker process of its own (`BeforeWorker`: this
+checkout's, then the older tree's; in this process only where packbench is not run from a
+checkout), each with the same time limit; where both take under 0.2 s they repeat 5 times,
+still in turn, and keep the median. A combo anchor file (``--combo-csv``: class, n, seed,
 combo_cpu_seconds, combo_solved, as measured outside the project) adds combo's figure and
 exact's ratio to it; it is orientation, not an oracle.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gc
 import statistics
@@ -19,7 +21,7 @@ from typing import Any
 
 from packbench.algorithms import STRATEGIES, Problem
 
-from .before import BeforeWorker
+from .before import BeforeWorker, this_tree
 
 __all__ = ["classic_cases", "combo_figures", "format_vs", "run_vs"]
 
@@ -61,16 +63,18 @@ def _now(problem: Problem, limit: float) -> dict[str, Any]:
 def run_vs(cases: list[tuple[str, int, int, Problem]], tree: str, limit: float = 10.0,
            combo: dict | None = None, progress=None) -> list[dict[str, Any]]:
     """One row per case: {cls, n, seed, now, before, combo_cpu, combo_solved, agree}."""
-    STRATEGIES["exact"].warm_up()  # the compiled search loads here, not inside a timed call
+    STRATEGIES["exact"].warm_up()  # the compiled search loads here, not inside a timed call (in-process side)
     combo = combo or {}
     rows = []
-    with BeforeWorker(tree) as before:
+    here = this_tree()
+    with BeforeWorker(tree) as before, (BeforeWorker(here) if here else contextlib.nullcontext()) as worker:
+        solve_now = worker.solve if worker else _now  # the same worker code on both sides (`before`)
         for label, n, seed, problem in cases:
-            now, old = _now(problem, limit), before.solve(problem, limit)
+            now, old = solve_now(problem, limit), before.solve(problem, limit)
             if now["cpu"] < _FAST_SEC and old["cpu"] < _FAST_SEC:
                 a, b = [now["cpu"]], [old["cpu"]]
                 for _ in range(_REPEATS - 1):
-                    a.append(_now(problem, limit)["cpu"])
+                    a.append(solve_now(problem, limit)["cpu"])
                     b.append(before.solve(problem, limit)["cpu"])
                 now["cpu"], old["cpu"] = statistics.median(a), statistics.median(b)
             anchor = combo.get((label, n, seed), {})

@@ -14,7 +14,7 @@ alone, with the later decisions fixed and the profit they must reach as the bar.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -50,12 +50,18 @@ class MinknapResult:
         value: Its profit (`lower` when `chosen` is None).
         status: PROVEN (no better set exists), TIME_LIMIT, WORK_LIMIT or MEMORY_LIMIT.
         work: State visits, the deterministic measure `work_limit` caps.
+        at: `chosen` as an int64 array (None with it): callers index with it, reading no list.
     """
 
     chosen: list[int] | None
     value: int
     status: str
     work: int
+    at: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.at is None and self.chosen is not None:  # built from a list alone: the array too
+            object.__setattr__(self, "at", np.asarray(self.chosen, dtype=np.int64))
 
     @property
     def proven(self) -> bool:
@@ -187,7 +193,8 @@ def _sorted_search(ws: np.ndarray, ps: np.ndarray, order: np.ndarray, room: int,
         free[idx[~open_]] = False
         need_room -= int(ws[idx[fixed]].sum())
         need_value = int(value) - int(ps[idx[fixed]].sum()) - 1  # the open items must reach the rest
-    return MinknapResult(np.sort(order[taken]).tolist(), first[0], first[1], total_work)
+    at = np.sort(order[taken])
+    return MinknapResult(at.tolist(), first[0], first[1], total_work, at)
 
 
 def lex_by_witness(w: np.ndarray, p: np.ndarray, room: int, target: int, witness: np.ndarray,

@@ -1,0 +1,70 @@
+"""`exact`'s array plumbing: the reduction's and the search's positions as int64 arrays, and the bench's workers.
+
+At 10,000 items every list of positions read into numpy cost about 0.1 ms, so the minknap route
+passes arrays: `Reduction.fixed_array` / `free_array` / `incumbent_array` and `MinknapResult.at`.
+They must always be the tuples and lists they stand for, whichever path built the object.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from packbench.algorithms import STRATEGIES, Item, Problem
+from packbench.algorithms.solvers.core.minknap import PROVEN, MinknapResult, minknap
+from packbench.algorithms.solvers.reduce import Reduction, reduce_knapsack
+from packbench.algorithms.solvers.scaling import integer_profits, integer_profits_array
+
+
+def _instance(rng, n):
+    w = np.array([rng.randint(1, 60) for _ in range(n)], dtype=np.int64)
+    p = np.array([float(x + rng.randint(0, 20)) for x in w.tolist()])
+    return w, p, int(w.sum()) // 2
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_reductions_arrays_are_its_tuples(seed):
+    rng = random.Random(seed)
+    w, p, room = _instance(rng, rng.randint(2, 60))
+    for known in (None, float(p.sum()) / 3):
+        red = reduce_knapsack(w, p, room, margin=1.0, known=known)
+        for name, arr in (("fixed_in", red.fixed_array), ("free", red.free_array), ("incumbent", red.incumbent_array)):
+            assert arr.dtype == np.int64 and arr.tolist() == list(getattr(red, name)), name
+            assert not arr.flags.writeable  # shared with later stages: nobody may write into them
+    built = Reduction((3, 1), (0, 2), 5, (1,), 2.0, 4.0)  # from tuples alone (the numpy path, tests)
+    assert built.fixed_array.tolist() == [3, 1] and built.free_array.tolist() == [0, 2]
+    assert built.incumbent_array.tolist() == [1] and built == Reduction((3, 1), (0, 2), 5, (1,), 2.0, 4.0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_search_reports_its_set_as_a_list_and_an_array(seed):
+    w, p, room = _instance(random.Random(seed), 30)
+    res = minknap(w, p.astype(np.int64), room)
+    assert res.status == PROVEN and res.at.dtype == np.int64 and res.at.tolist() == res.chosen
+    assert MinknapResult([4, 7], 3, PROVEN, 1).at.tolist() == [4, 7]
+    assert MinknapResult(None, -1, PROVEN, 0).at is None
+
+
+@pytest.mark.parametrize("scores", [[2.0**49, 2.0**49, 1.0], [2.0**50 - 1, 1.0], [2.0**50 - 2, 1.0], [3.0, 0.0]])
+def test_integral_scores_near_the_headroom_scale_as_the_list_version(scores):
+    # numpy's sum decides whether integral scores are kept as they are: it must agree with fsum's at 2**50.
+    profits, unit, err = integer_profits(scores)
+    arr, unit_a, err_a = integer_profits_array(np.array(scores))
+    assert arr.tolist() == [float(x) for x in profits] and (unit_a, err_a) == (unit, err)
+
+
+def test_the_bench_runs_this_checkout_in_a_worker_with_the_same_answer():
+    from packbench.experiments.bench.before import BeforeWorker, this_tree
+
+    here = this_tree()
+    if here is None:
+        pytest.skip("packbench is installed, not run from a checkout: the bench times it in-process")
+    rng = random.Random(3)
+    w, p, room = _instance(rng, 200)
+    prob = Problem(tuple(Item(f"i{k}", "", float(s), int(t)) for k, (t, s) in enumerate(zip(w, p))), room)
+    sel = STRATEGIES["exact"](time_limit=10).select(prob)
+    with BeforeWorker(here) as worker:
+        got = worker.solve(prob, 10.0)
+    assert got["optimal"] and got["score"] == pytest.approx(sum(prob.candidates[k].score for k in sel.indices))
+    assert got["tie_break"] == sel.info["tie_break"] and got["cpu"] > 0
