@@ -63,10 +63,11 @@ def _now(problem: Problem, limit: float) -> dict[str, Any]:
 def run_vs(cases: list[tuple[str, int, int, Problem]], tree: str, limit: float = 10.0,
            combo: dict | None = None, progress=None) -> list[dict[str, Any]]:
     """One row per case: {cls, n, seed, now, before, combo_cpu, combo_solved, agree}."""
-    STRATEGIES["exact"].warm_up()  # the compiled search loads here, not inside a timed call (in-process side)
     combo = combo or {}
     rows = []
     here = this_tree()
+    if here is None:  # the in-process side: its compiled search loads here, not inside a timed call
+        STRATEGIES["exact"].warm_up()
     with BeforeWorker(tree) as before, (BeforeWorker(here) if here else contextlib.nullcontext()) as worker:
         solve_now = worker.solve if worker else _now  # the same worker code on both sides (`before`)
         for label, n, seed, problem in cases:
