@@ -104,3 +104,44 @@ def test_questions_a_greedy_set_or_one_swap_answers_need_no_search(seed):
     mask = np.zeros(len(w), dtype=bool)
     mask[res.chosen] = True
     assert lex_by_witness(w, p, c, res.value, mask, 0) == lex_first(w, p, c, res.value, 10**6)
+
+
+@pytest.mark.parametrize("label", ["jooken(c=1e9,g=2)", "jooken(c=1e6,g=2)"])
+def test_questions_the_searchs_root_bound_refutes_need_no_search(label):
+    # Jooken's class: nearly every question is one the search would end at its root (its Dantzig bound on
+    # the items that fit, rounded by their gcd); with no budget for a search the pass still ends, on the
+    # lists' set (before, each such question cost a search: None here).
+    from packbench.experiments.bench.hard import hard_cases
+
+    prob = next(case[3] for case in hard_cases([60], 1, only=[label]) if case[0] == label)
+    w = np.array([c.tokens for c in prob.candidates], np.int64)
+    p = np.array([int(c.score) for c in prob.candidates], np.int64)
+    fits = w <= prob.room
+    w, p = w[fits], p[fits]
+    res = minknap(w, p, prob.room)
+    mask = np.zeros(len(w), dtype=bool)
+    mask[res.chosen] = True
+    assert lex_by_witness(w, p, prob.room, res.value, mask, 0) == lex_first(w, p, prob.room, res.value, 10**7)
+
+
+@settings(max_examples=400, deadline=None)
+@given(items=st.lists(st.tuples(st.integers(1, 40), st.integers(1, 12)), min_size=1, max_size=11),
+       mult=st.integers(1, 4), k=st.integers(-1, 10), left=st.integers(0, 120), delta=st.integers(-3, 3))
+def test_the_root_refutation_never_refutes_a_reachable_target(items, mult, k, left, delta):
+    # A refutation is a proof that no set of the items after k fitting in `left` reaches `need`: the brute
+    # force must agree; profits share factors (mult) so that the gcd and shifted roundings act.
+    from itertools import combinations
+
+    from packbench.algorithms.solvers.core.minknap import efficiency_order
+    from packbench.algorithms.solvers.core.witness import _root_refutes
+
+    w = np.array([x for x, _ in items], np.int64)
+    p = np.array([mult * (x + y) for x, y in items], np.int64)  # p = mult w + mult y: the affine shift helps
+    after = [j for j in range(len(w)) if j > k and w[j] <= left]
+    best = max((int(p[list(s)].sum()) for r in range(len(after) + 1) for s in combinations(after, r)
+                if int(w[list(s)].sum()) <= left), default=0)
+    need = best + delta  # near the optimum, where a bound off by one would show
+    if _root_refutes(w, p, efficiency_order(w, p), k, left, need):
+        assert best < need
+    if best < need and not after:
+        assert need <= 0 or _root_refutes(w, p, efficiency_order(w, p), k, left, need)

@@ -9,6 +9,7 @@ must give the classes `heavy.weight_classes` gives, and the compiled greedy fill
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from packbench.algorithms.solvers.core.clock import to_clock
@@ -86,3 +87,7 @@ def test_dp_costs_byte_count_is_dp_memory_bytes(w, room):
     kept = [x for x in w if x <= room]
     assert dp_cost(np.array(kept, np.int64), room)[0] == dp_memory_bytes(kept, room)
     assert dp_cost(kept, room) == dp_cost(np.array(kept, np.int64), room)
+    from packbench.algorithms.solvers import dp
+
+    cells = int(dp._spans(np.array(kept, np.int64), room).sum())  # the cells the DP's updates touch
+    assert dp_cost(kept, room)[1] == pytest.approx(dp._SEC_PER_ITEM * len(kept) + dp._SEC_PER_CELL * cells)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .dp_kernel import run_dp
+from .dp_kernel import run_dp, span_sums
 
 __all__ = ["canonical_dp", "dp_cost", "dp_memory_bytes", "dp_knapsack", "dp_row_length", "is_subset_sum",
            "subset_sum_bytes", "subset_sum_lex"]
@@ -66,11 +66,10 @@ def dp_cost(tokens: Sequence[int], room: int) -> tuple[int, float]:
     and its Pareto-list budgets were set against it. It only orders the
     solvers; no result depends on it.
     """
-    w = np.asarray(tokens, dtype=np.int64)
-    spans = _spans(w, room)  # once, with the row from numpy: `dp_memory_bytes`'s count, at half its cost
-    row = min(int(room), int(w.sum())) + 1
-    need = 8 * row + int(((spans + 7) // 8).sum()) + ARRAY_OVERHEAD * len(spans)
-    return need, _SEC_PER_ITEM * len(w) + _SEC_PER_CELL * int(spans.sum())
+    w = np.ascontiguousarray(tokens, dtype=np.int64)
+    total, bit_bytes, cells = span_sums(w, int(room))  # `dp_memory_bytes`'s count in one compiled pass
+    need = 8 * (min(int(room), int(total)) + 1) + int(bit_bytes) + ARRAY_OVERHEAD * len(w)
+    return need, _SEC_PER_ITEM * len(w) + _SEC_PER_CELL * int(cells)
 
 
 def dp_knapsack(tokens: Sequence[int], scores: Sequence[float], room: int,

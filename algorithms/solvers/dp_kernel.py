@@ -18,13 +18,29 @@ from numba import njit, uint8, uint64
 
 from .core.clock import CLOCK_ID, monotonic_now, to_clock
 
-__all__ = ["BLOCK", "CHECK_CELLS", "DONE", "TIMED_OUT", "dp_bits_layout", "run_dp", "warm_up"]
+__all__ = ["BLOCK", "CHECK_CELLS", "DONE", "TIMED_OUT", "dp_bits_layout", "run_dp", "span_sums", "warm_up"]
 
 DONE, TIMED_OUT = 0, 1
 # Cells between two reads of the clock (about a millisecond of DP): a read costs tens of nanoseconds.
 CHECK_CELLS = 1 << 20
 # Capacities updated per block (a multiple of 8): the block's old values fit in the first-level cache.
 BLOCK = 512
+
+
+@njit(cache=True)
+def span_sums(w, room):
+    """(total weight, bytes of the packed decision bits, cells touched) of the DP on `w` within `room`.
+
+    Item k's update touches min(room, w[k] + ... + w[n-1]) + 1 - w[k] capacities (`dp._spans`); seven numpy
+    passes computed these sums in about 0.1 ms at 5,000 items, before `exact` chose a stage.
+    """
+    suffix = bit_bytes = cells = 0
+    for k in range(len(w) - 1, -1, -1):
+        suffix += w[k]
+        span = max(min(room, suffix) + 1 - w[k], 0)
+        bit_bytes += (span + 7) // 8
+        cells += span
+    return suffix, bit_bytes, cells
 
 
 @njit(cache=True)
@@ -162,5 +178,6 @@ def warm_up() -> None:
     w = np.array([2, 3, 4], dtype=np.int64)
     s = np.array([3.0, 4.0, 5.0])
     spans = np.array([4, 3, 3], dtype=np.int64)  # room 5: min(5, suffix) + 1 - w
+    span_sums(w, 5)
     run_dp(w, s, 6, spans, None)
     run_dp(w, s.astype(np.int32), 6, spans, None)  # integral profits of small totals (`dp.canonical_dp`)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -15,62 +14,78 @@ __all__ = ["Reduction", "density_order", "reduce_knapsack", "reduce_knapsack_num
 _REL_TOL = 1e-9
 
 
-@dataclass(frozen=True)
 class Reduction:
-    """What the Dantzig-bound reduction proved.
+    """What the Dantzig-bound reduction proved (read-only).
 
-    Positions index the arrays given to `reduce_knapsack`.
+    Positions index the arrays given to `reduce_knapsack`. They are kept as read-only int64 arrays
+    (`fixed_array`, `free_array`, `incumbent_array`), which `exact` indexes with; the tuples are
+    built from them only when read: at 10,000 items building the three tuples took 0.3 ms of a
+    0.7 ms reduction, and `exact`'s expanding-core route reads none of them.
 
-    Attributes:
+    Args:
         fixed_in: Positions every optimum better than the incumbent contains.
         free: Positions left for an exact solver (each fits in `room`).
         room: Capacity left for the free positions after the fixed ones.
         incumbent: A feasible set (greedy by density).
         incumbent_score: Its score.
         upper_bound: Dantzig bound of the whole problem (floored when scores are integers).
+
+    Each of the three position arguments may be any sequence of ints or an integer array.
     """
 
-    fixed_in: tuple[int, ...]
-    free: tuple[int, ...]
-    room: int
-    incumbent: tuple[int, ...]
-    incumbent_score: float
-    upper_bound: float
+    def __init__(self, fixed_in, free, room: int, incumbent, incumbent_score: float, upper_bound: float) -> None:
+        own = self.__dict__
+        own["fixed_array"], own["free_array"] = _frozen(fixed_in), _frozen(free)
+        own["incumbent_array"], own["room"] = _frozen(incumbent), room
+        own["incumbent_score"], own["upper_bound"] = incumbent_score, upper_bound
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Reduction is read-only: cannot set {name!r}")
+
+    __delattr__ = __setattr__
+
+    @cached_property
+    def fixed_in(self) -> tuple[int, ...]:
+        """`fixed_array` as a tuple."""
+        return tuple(self.fixed_array.tolist())
+
+    @cached_property
+    def free(self) -> tuple[int, ...]:
+        """`free_array` as a tuple."""
+        return tuple(self.free_array.tolist())
+
+    @cached_property
+    def incumbent(self) -> tuple[int, ...]:
+        """`incumbent_array` as a tuple."""
+        return tuple(self.incumbent_array.tolist())
 
     @property
     def solved(self) -> bool:
         """True when the incumbent meets the bound, so it is optimal."""
         return self.incumbent_score >= self.upper_bound
 
-    # The positions as read-only int64 arrays: `exact` indexes with them, and numpy reads a tuple of
-    # 5,000 Python ints in about 0.1 ms every time. The compiled reduction seeds them (`_seeded`).
-    @cached_property
-    def fixed_array(self) -> np.ndarray:
-        """`fixed_in` as a read-only int64 array."""
-        return _frozen(np.array(self.fixed_in, dtype=np.int64))
+    def _key(self) -> tuple:
+        return self.fixed_in, self.free, self.room, self.incumbent, self.incumbent_score, self.upper_bound
 
-    @cached_property
-    def free_array(self) -> np.ndarray:
-        """`free` as a read-only int64 array."""
-        return _frozen(np.array(self.free, dtype=np.int64))
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Reduction) else NotImplemented
 
-    @cached_property
-    def incumbent_array(self) -> np.ndarray:
-        """`incumbent` as a read-only int64 array."""
-        return _frozen(np.array(self.incumbent, dtype=np.int64))
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Reduction(fixed_in={self.fixed_in!r}, free={self.free!r}, room={self.room!r}, "
+                f"incumbent={self.incumbent!r}, incumbent_score={self.incumbent_score!r}, "
+                f"upper_bound={self.upper_bound!r})")
 
 
-def _frozen(arr: np.ndarray) -> np.ndarray:
+def _frozen(positions) -> np.ndarray:
+    """A read-only int64 copy of `positions` (an array the reduction made itself is taken as it is)."""
+    if isinstance(positions, np.ndarray) and positions.dtype == np.int64 and not positions.flags.writeable:
+        return positions
+    arr = np.array(positions, dtype=np.int64).reshape(-1)
     arr.setflags(write=False)
     return arr
-
-
-def _seeded(red: Reduction, fixed_in: np.ndarray, free: np.ndarray, incumbent: np.ndarray) -> Reduction:
-    """`red` with its array views filled from the arrays its tuples were read from (no second read)."""
-    red.__dict__.update(fixed_array=_frozen(fixed_in.astype(np.int64, copy=False)),
-                        free_array=_frozen(free.astype(np.int64, copy=False)),
-                        incumbent_array=_frozen(incumbent.astype(np.int64, copy=False)))
-    return red
 
 
 def _lp_values(cap: np.ndarray, cum_w: np.ndarray, cum_p: np.ndarray, ws: np.ndarray,
@@ -131,13 +146,12 @@ def reduce_knapsack(tokens: np.ndarray, scores: np.ndarray, room: int, margin: f
     ok, inc, fixed_in, free, left, inc_score, upper, early = reduce_sorted(
         ws, ps, order.astype(np.int64), int(room), float(margin), known is not None,
         0.0 if known is None else float(known), _REL_TOL)
-    if ok:
-        incumbent = tuple(inc.tolist())
+    if ok:  # fresh arrays from the kernel: the Reduction keeps them, read-only
+        for arr in (inc, fixed_in, free):
+            arr.setflags(write=False)
         if early:
-            fixed_in = free = inc[:0]
-            return _seeded(Reduction((), (), room, incumbent, inc_score, upper), fixed_in, free, inc)
-        red = Reduction(tuple(fixed_in.tolist()), tuple(free.tolist()), int(left), incumbent, inc_score, upper)
-        return _seeded(red, fixed_in, free, inc)
+            return Reduction(inc[:0], inc[:0], room, inc, inc_score, upper)
+        return Reduction(fixed_in, free, int(left), inc, inc_score, upper)
     return _reduce_sorted_numpy(ws, ps, order, room, margin, known)
 
 

@@ -15,8 +15,8 @@ from .dp import canonical_dp
 from .pareto import pareto_knapsack, pareto_lex
 from .reduce import Reduction, reduce_knapsack
 
-__all__ = ["Cut", "dp_core", "lex_first_pass", "pareto_from_greedy", "core_lex", "witness_lex", "better", "sharpen",
-           "VISIT_SEC", "WITNESS_SHARE", "WITNESS_MIN_SEC"]
+__all__ = ["Cut", "dp_core", "dp_reduced", "lex_first_pass", "pareto_from_greedy", "core_lex", "witness_lex",
+           "better", "sharpen", "VISIT_SEC", "WITNESS_SHARE", "WITNESS_MIN_SEC"]
 
 # Before a small capacity DP breaks the tie among optima, the witness pass (`witness_lex`) from the
 # proven optimum may spend WITNESS_SHARE of the DP's estimate, in state visits of the compiled search
@@ -51,6 +51,13 @@ def dp_core(core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int,
     except TimeoutError:
         raise Cut(list(fallback)) from None
     return [core[q] for q in found]
+
+
+def dp_reduced(red: Reduction, tokens: np.ndarray, profits: np.ndarray, deadline: float, fallback,
+               cap: float) -> list[int]:
+    """The reduction's fixed items plus `dp_core` on its free ones (`fallback`: a set, list or array, for `Cut`)."""
+    return list(red.fixed_in) + dp_core(list(red.free), tokens, profits, red.room, deadline,
+                                        np.asarray(fallback).tolist(), cap)
 
 
 def lex_first_pass(core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction, deadline: float,
@@ -107,12 +114,12 @@ def core_lex(core: np.ndarray, fixed: np.ndarray, core_set: np.ndarray, tokens: 
     return np.concatenate((fixed, at[np.asarray(found, dtype=np.int64)]))
 
 
-def witness_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: np.ndarray, profits: np.ndarray,
-                room: int, deadline: float, work: int) -> list[int] | None:
+def witness_lex(core: np.ndarray, fixed: np.ndarray, core_set, tokens: np.ndarray, profits: np.ndarray,
+                room: int, deadline: float, work: int) -> np.ndarray | None:
     """The lexicographic optimum from the witness `core_set` within `work` visits; None past them or the deadline.
 
     Args:
-        core: Positions (into `tokens`) a reduction against the optimum's value - 1 left open.
+        core: Positions (into `tokens`, int64) a reduction against the optimum's value - 1 left open.
         fixed: The positions it fixed in (every optimum holds them).
         core_set: An optimal set (positions), containing `fixed`.
         tokens, profits: The items' weights and integral profits.
@@ -121,10 +128,12 @@ def witness_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: 
         work: State visits the pass may spend.
 
     Returns:
-        `fixed` plus the lexicographically first optimal core set, or None (the caller's DP decides).
+        `fixed` plus the lexicographically first optimal core set (an int64 array), or None (the caller's DP decides).
     """
-    at = np.asarray(core, dtype=np.int64)
-    mask = np.isin(at, np.asarray(core_set, dtype=np.int64))  # the witness's core items
+    at, fixed = np.asarray(core, dtype=np.int64), np.asarray(fixed, dtype=np.int64)
+    inside = np.zeros(len(tokens), dtype=np.bool_)
+    inside[np.asarray(core_set, dtype=np.int64)] = True
+    mask = inside[at]  # the witness's core items (a scatter: no sort, as `np.isin` would)
     target = int(profits[core_set].sum()) - int(profits[fixed].sum())
     w, p = tokens[at].astype(np.int64, copy=False), profits[at].astype(np.int64)
     if int(w[mask].sum()) > room or int(p[mask].sum()) < target:
@@ -133,7 +142,7 @@ def witness_lex(core: list[int], fixed: list[int], core_set: list[int], tokens: 
         found = lex_by_witness(w, p, int(room), target, mask, int(work), deadline)
     except TimeoutError:
         return None
-    return None if found is None else fixed + [core[q] for q in found]
+    return None if found is None else np.concatenate((fixed, at[np.asarray(found, dtype=np.int64)]))
 
 
 def better(a, b, profits: np.ndarray):
@@ -141,7 +150,7 @@ def better(a, b, profits: np.ndarray):
     return a if float(profits[a].sum()) >= float(profits[b].sum()) else b
 
 
-def sharpen(core: list[int], tokens: np.ndarray, profits: np.ndarray, room: int, red: Reduction,
+def sharpen(core: np.ndarray, tokens: np.ndarray, profits: np.ndarray, room: int, red: Reduction,
             deadline: float, cap: float, work: int) -> tuple[Reduction, np.ndarray, int | None]:
     """`work` visits of the expanding-core search: (reduction, best set, visits if that set is proven optimal).
 

@@ -32,8 +32,8 @@ from ..solvers.race import race_bnb_cpsat
 from ..solvers.reduce import Reduction, density_order, reduce_knapsack
 from ..solvers.scaling import integer_profits_array
 from ..solvers.stages import VISIT_SEC as _VISIT_SEC, WITNESS_MIN_SEC as _WITNESS_MIN_SEC, Cut as _Cut
-from ..solvers.stages import WITNESS_SHARE as _WITNESS_SHARE
-from ..solvers.stages import better, core_lex, dp_core, lex_first_pass, pareto_from_greedy, sharpen, witness_lex
+from ..solvers.stages import WITNESS_SHARE as _WITNESS_SHARE, better, core_lex, dp_core, dp_reduced, lex_first_pass
+from ..solvers.stages import pareto_from_greedy, sharpen, witness_lex
 from ..solvers.warm import warm_up_kernels
 from .base import Strategy
 from .bnb import _knapsack_solver, bnb_knapsack
@@ -128,7 +128,7 @@ class Exact(Strategy):
         info: dict[str, Any] = {"scale_error": err, "limit_kind": kind, "canonical": True, "tie_break": "lex"}
         order = density_order(tokens, profits)  # for this reduction and the tie-break's
         red = reduce_knapsack(tokens, profits, room, margin=1.0, order=order)
-        info.update(fixed_in=len(red.fixed_in), free=len(red.free))
+        info.update(fixed_in=len(red.fixed_array), free=len(red.free_array))
         try:
             positions, solver = self._solve(tokens, profits, room, red, deadline, info, order)
         except _Cut as cut:
@@ -148,28 +148,28 @@ class Exact(Strategy):
                info: dict[str, Any], order: np.ndarray | None = None) -> tuple[list[int], str]:
         """(positions of the canonical optimum, the stage that proved it); raises `_Cut` at the limit."""
         cap = self.params["max_memory_mb"] * 2**20
-        core, fixed, at = list(red.free), list(red.fixed_in), red.free_array
+        at = red.free_array  # arrays on the search's route; lists only where a list-based stage runs
         core_w = tokens[at]
-        if not core or int(core_w.sum()) <= red.room:
-            return fixed + core, "reduction"
+        if not len(at) or int(core_w.sum()) <= red.room:
+            return np.concatenate((red.fixed_array, at)), "reduction"
         need, est = dp_cost(core_w, red.room)
         info["dp_estimate"], dp_fits = round(est, 6), need <= cap
         if dp_fits and est <= _DP_DIRECT_SEC:  # a tiny DP: the canonical set in one pass
-            best = list(red.incumbent)
+            best = red.incumbent_array
             if est > _SHARPEN_MIN_SEC:  # a short probe: it often proves at once, else sharpens the DP's core
                 probe = max(_SHARPEN_WORK, int(_SHARPEN_SHARE * est / _VISIT_SEC))  # a count from the DP's cells
-                red, best, work = self._sharpen(core, tokens, profits, room, red, deadline, cap, probe)
+                red, best, work = self._sharpen(at, tokens, profits, room, red, deadline, cap, probe)
                 if work is not None:  # proven: the witness tie-break (the DP where it gives up)
                     info["core_work"] = work
                     return self._canonical(best, tokens, profits, room, deadline, info, core_set=best,
                                            lex_states=_LEX_MIN_STATES, order=order), "minknap"
-                core, fixed = list(red.free), list(red.fixed_in)
-            return fixed + dp_core(core, tokens, profits, red.room, deadline, best, cap), "exact_dp"
-        found = self._core_search(core, tokens, profits, red, deadline, info, cap)
+            return dp_reduced(red, tokens, profits, deadline, best, cap), "exact_dp"
+        found = self._core_search(at, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
             return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
                                    lex_states=states, order=order), "minknap"
+        core, fixed = list(red.free), list(red.fixed_in)
         lex_bytes = _lex_bytes(core_w, profits[at], need, est, cap, _LEX_FIRST_SHARE)
         found = self._lex_first(core, tokens, profits, red, deadline, lex_bytes) if lex_bytes else None
         if found is not None:
@@ -185,7 +185,7 @@ class Exact(Strategy):
             return self._canonical(best, tokens, profits, room, deadline, info), "bnb"
         return fixed + dp_core(core, tokens, profits, red.room, deadline, best, cap), "exact_dp"
 
-    def _core_search(self, core: list[int], tokens: np.ndarray, profits: np.ndarray, red: Reduction,
+    def _core_search(self, core: np.ndarray, tokens: np.ndarray, profits: np.ndarray, red: Reduction,
                      deadline: float, info: dict[str, Any], cap: float) -> np.ndarray | None:
         """An optimal set from the expanding-core search, or None where its work budget ran out first.
 
@@ -261,14 +261,14 @@ class Exact(Strategy):
         info["tie_break"] = "lex"
         known = float(profits[best].sum())
         canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=known, order=order)
-        core, fixed, at = list(canon.free), list(canon.fixed_in), canon.free_array
+        at, fixed = canon.free_array, canon.fixed_array
         core_w = tokens[at]
-        if not core or int(core_w.sum()) <= canon.room:
-            return fixed + core
+        if not len(at) or int(core_w.sum()) <= canon.room:
+            return np.concatenate((fixed, at))
         cap = self.params["max_memory_mb"] * 2**20
         need, est = dp_cost(core_w, canon.room)
         if core_set is not None and not (need <= cap and est <= _DP_DIRECT_SEC):
-            return self._core_lex(at, canon.fixed_array, core_set, tokens, profits, canon.room, deadline, info,
+            return self._core_lex(at, fixed, core_set, tokens, profits, canon.room, deadline, info,
                                   min(lex_states, cap // LEX_STATE_BYTES))
         # Where the DP fits, the lists go first when they should cost under half of it.
         lex_bytes = _lex_bytes(core_w, profits[at], need, est, cap, 0.5) if lex else 0.0
@@ -279,15 +279,15 @@ class Exact(Strategy):
             except TimeoutError:
                 found = None
             if found is not None:
-                return fixed + [core[q] for q in found]
+                return np.concatenate((fixed, at[np.asarray(found, dtype=np.int64)]))
         if need <= cap and est > _WITNESS_MIN_SEC:  # first the witness pass from `best`: often no DP
-            found = witness_lex(core, fixed, best, tokens, profits, canon.room, deadline,
+            found = witness_lex(at, fixed, best, tokens, profits, canon.room, deadline,
                                 int(_WITNESS_SHARE * est / _VISIT_SEC))
             if found is not None:
                 return found
         if need <= cap:
             try:
-                return fixed + dp_core(core, tokens, profits, canon.room, deadline, best, cap)
+                return dp_reduced(canon, tokens, profits, deadline, best, cap)
             except _Cut:
                 pass
         if settled is None and settle is not None and time.perf_counter() < deadline:

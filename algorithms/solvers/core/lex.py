@@ -20,7 +20,7 @@ from .clock import CLOCK_ID, monotonic_now, to_clock
 from .bounds import _AFFINE_TRIES, _shifted, affine_step
 from .fenwick import add, descend
 
-__all__ = ["LEX_STATE_BYTES", "item_tree", "lex_first"]
+__all__ = ["LEX_STATE_BYTES", "item_tree", "lex_first", "tree_in_order"]
 
 LEX_STATE_BYTES = 16  # weight and profit of every stored state
 _REL_TOL = 1e-9
@@ -43,9 +43,18 @@ def item_tree(w, p):
     Returns (efficiency rank of each item, efficiencies in rank order, Fenwick weights, Fenwick
     profits, the tree's top bit), as `_fill` reads them.
     """
+    return tree_in_order(w, p, np.argsort(-(p / w), kind="mergesort"))
+
+
+@njit(cache=True)
+def tree_in_order(w, p, order):
+    """`item_tree` given `order`, the positions by efficiency (best first, equal ones by position).
+
+    That is `minknap.efficiency_order`, which the witness pass sorts anyway: one sort instead of two
+    (numba's merge sort took 0.2 ms of a 6 ms call at 10,000 items).
+    """
     n = len(w)
     eff_all = p / w
-    order = np.argsort(-eff_all, kind="mergesort")
     rank = np.empty(n, dtype=np.int64)
     for q in range(n):
         rank[order[q]] = q

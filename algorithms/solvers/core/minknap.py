@@ -23,7 +23,7 @@ from .clock import CLOCK_ID, to_clock
 from .heavy import HEAVY_ITEM_BYTES, HEAVY_STATE_BYTES, MAX_CLASS, weight_classes
 from .kernel import STATE_BYTES, greedy_rest, search, surrogate_bound
 from .pairing import PAIR_BYTES, PAIR_BYTES_PER_ITEM
-from .lex import item_tree, lex_first
+from .lex import lex_first, tree_in_order
 from .witness import QUERY_SHARE, WITNESS_SHARE, advance, item_kinds
 
 __all__ = ["MEMORY_LIMIT", "PROVEN", "TIME_LIMIT", "WORK_LIMIT", "MinknapResult", "efficiency_order", "lex_by_witness",
@@ -228,11 +228,11 @@ def _witness_pass(w: np.ndarray, p: np.ndarray, room: int, target: int, witness:
     n, budget = len(w), work
     chosen = np.array(witness, dtype=np.bool_)
     kind, n_kinds = item_kinds(w, p)
-    items_tree = item_tree(w, p)
+    # The tree and each search run on the items (after k, that fit) in the efficiency order: sorted once here.
+    order, clock_deadline = efficiency_order(w, p), to_clock(deadline)
+    items_tree = tree_in_order(w, p, order)
     acc = np.array([0, 0, int(w[chosen].sum()), int(p[chosen].sum()), 0, 0], dtype=np.int64)
     slope, ga = affine_step(w, p, int(np.gcd.reduce(p)), _AFFINE_TRIES) if n else (0, 1)
-    # Each search runs on the items after k that fit, in the efficiency order: sorted once here.
-    order, clock_deadline = efficiency_order(w, p), to_clock(deadline)
     w_sorted, p_sorted, k = w[order], p[order], 0
     while True:
         k = advance(w, p, kind, n_kinds, int(room), int(target), chosen, k, items_tree, acc, slope, ga, order)

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .bounds import _shifted
+from .bounds import _AFFINE_TRIES, _bound, _shifted, affine_step
 from .fenwick import add
 from .kernel import _best_swap
 from .lex import _fill
@@ -59,11 +59,25 @@ def item_kinds(w: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
     if not len(w):
         return np.zeros(0, dtype=np.int64), 0
     if float(w.max()) * float(p.max() + 1) < 9.0e18:  # one int64 key per (weight, profit)
-        _, kind = np.unique(w * (int(p.max()) + 1) + p, return_inverse=True)
+        key = w * (int(p.max()) + 1) + p
+        return _key_ranks(key, np.argsort(key, kind="stable"))  # numpy's radix sort: a third of numba's sort
     else:
         _, kind = np.unique(np.stack([w, p], axis=1), axis=0, return_inverse=True)
     kind = np.ascontiguousarray(kind.reshape(-1), dtype=np.int64)
     return kind, int(kind.max()) + 1
+
+
+@njit(cache=True)
+def _key_ranks(key, by):
+    """(each key's rank among the distinct keys, how many), `by` sorting them: `np.unique`'s inverse in one pass."""
+    n = len(key)
+    kind = np.empty(n, dtype=np.int64)
+    rank = -1
+    for q in range(n):
+        if q == 0 or key[by[q]] != key[by[q - 1]]:
+            rank += 1
+        kind[by[q]] = rank
+    return kind, rank + 1
 
 
 @njit(cache=True)
@@ -193,5 +207,46 @@ def advance(w, p, kind, n_kinds, room, target, chosen, k, tree, acc, slope, ga, 
                 k += 1
                 continue
             acc[5] += 1
+        if _root_refutes(w, p, order, k, room - acc[0] - w[k], target - acc[1] - p[k]):
+            k += 1  # the search would prove at its root that nothing reaches the target: no search
+            continue
         return k
     return n
+
+
+@njit(cache=True)
+def _root_refutes(w, p, order, k, left, need):
+    """True when the search's own root bound proves that no set of the items after k fitting in `left` reaches `need`.
+
+    It is `kernel.search`'s first test on exactly the items that search would get (those after k that
+    fit, in `order`): Dantzig's bound rounded down by their profits' gcd and `affine_step`. Stronger than
+    the Fenwick bound in `advance`, which also counts items too heavy for the room and the gcd of all
+    items. On Jooken's class (n = 200) about 110 of 113 questions ended there, each a search call of
+    20-40 us, most of it setup in Python.
+    """
+    if need <= 0:
+        return False
+    rest = np.empty(len(order), dtype=np.int64)
+    m = 0
+    for j in order:
+        if j > k and w[j] <= left:
+            rest[m] = j
+            m += 1
+    if m == 0:
+        return True
+    ws, ps = w[rest[:m]], p[rest[:m]]
+    cw = np.zeros(m + 1, dtype=np.int64)
+    cp = np.zeros(m + 1, dtype=np.int64)
+    for q in range(m):
+        cw[q + 1] = cw[q] + ws[q]
+        cp[q + 1] = cp[q] + ps[q]
+    if cp[m] < need:
+        return True
+    b = 0
+    while b < m and cw[b + 1] <= left:
+        b += 1
+    gp = ps[0]
+    for q in range(1, m):
+        gp = math.gcd(gp, ps[q])
+    a, ga = affine_step(ws, ps, gp, _AFFINE_TRIES)
+    return _bound(cw, cp, ws, ps, m, left, b - 1, b, cw[b], cp[b], gp, a, ga) < need
