@@ -117,3 +117,32 @@ def test_the_second_reduction_is_reused_only_where_it_is_the_same(seed):
         assert (again is first) == (known <= first.incumbent_score)
         for name in ("fixed_in", "free", "incumbent", "room", "incumbent_score", "upper_bound"):
             assert getattr(again, name) == getattr(fresh, name), (known, name)
+
+
+def test_the_paired_bench_gives_a_slow_rows_first_call_penalty_to_neither_side(monkeypatch):
+    from packbench.experiments.bench import hard_vs
+
+    calls = []
+
+    class Fake:  # a worker whose first call on an instance is slow, as a fresh process's is
+        def __init__(self, tree):
+            self.side, self.seen = str(tree), 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def solve(self, problem, limit):
+            calls.append(self.side)
+            self.seen += 1
+            return {"cpu": 0.7 if self.seen == 1 else 0.5, "optimal": True, "score": 1.0, "solver": "x",
+                    "tie_break": "lex"}
+
+    monkeypatch.setattr(hard_vs, "BeforeWorker", Fake)
+    monkeypatch.setattr(hard_vs, "this_tree", lambda: "now")
+    prob = Problem((Item("a", "", 1.0, 1), Item("b", "", 1.0, 1)), 1)
+    row = hard_vs.run_vs([("cls", 2, 0, prob)], "before")[0]
+    assert calls == ["now", "before", "before", "now"]  # the second pair in the other order
+    assert row["now"]["cpu"] == row["before"]["cpu"] == 0.5

@@ -4,7 +4,8 @@ Run through ``python -m packbench.experiments.bench.hard --before TREE`` (see `h
 Per instance the two run in turn, each in a worker process of its own (`BeforeWorker`: this
 checkout's, then the older tree's; in this process only where packbench is not run from a
 checkout), each with the same time limit; where both take under 0.2 s they repeat 5 times,
-still in turn, and keep the median. A combo anchor file (``--combo-csv``: class, n, seed,
+still in turn, and keep the median; where both prove it in under 5 s a second pair runs in the other
+order and each side keeps its faster run. A combo anchor file (``--combo-csv``: class, n, seed,
 combo_cpu_seconds, combo_solved, as measured outside the project) adds combo's figure and
 exact's ratio to it; it is orientation, not an oracle.
 """
@@ -27,6 +28,7 @@ __all__ = ["classic_cases", "combo_figures", "format_vs", "run_vs"]
 
 _FAST_SEC = 0.2
 _REPEATS = 5
+_PAIR_SEC = 5.0
 CLASSIC = ("uncorrelated", "weakly_correlated", "strongly_correlated")
 
 
@@ -78,6 +80,12 @@ def run_vs(cases: list[tuple[str, int, int, Problem]], tree: str, limit: float =
                     a.append(solve_now(problem, limit)["cpu"])
                     b.append(before.solve(problem, limit)["cpu"])
                 now["cpu"], old["cpu"] = statistics.median(a), statistics.median(b)
+            elif max(now["cpu"], old["cpu"]) < _PAIR_SEC and now["optimal"] and old["optimal"]:
+                # The first call on an instance pays for its fresh memory (jooken(c=1e6, g=6), n = 1,000:
+                # 0.70 s, then 0.51 s in the same worker), and `now` runs first: a second pair, in the
+                # other order, and each side's faster run.
+                old["cpu"] = min(old["cpu"], before.solve(problem, limit)["cpu"])
+                now["cpu"] = min(now["cpu"], solve_now(problem, limit)["cpu"])
             anchor = combo.get((label, n, seed), {})
             proven = [r["score"] for r in (now, old) if r["optimal"]]
             rows.append({"cls": label, "n": n, "seed": seed, "now": now, "before": old,
