@@ -22,23 +22,6 @@ EXACT_SUM_LIMIT = 2.0**53
 
 
 @njit(cache=True)
-def _lp_value(cap, cum_w, cum_p, ws, ps, guess):
-    """The LP relaxation's optimum over all items (density order) at capacity `cap` (numpy's `_lp_values`).
-
-    `guess`: where the search for the first prefix weighing more than `cap` starts (`first_above`:
-    the same index as numpy's searchsorted, in a few steps when it lies near the split item).
-    """
-    n = len(ws)
-    whole = first_above(cum_w, cap, 0, n, guess)
-    base_p = cum_p[whole - 1] if whole > 0 else 0.0
-    base_w = cum_w[whole - 1] if whole > 0 else 0
-    if whole >= n:
-        return base_p + 0.0
-    nxt = whole
-    return base_p + ps[nxt] * ((cap - base_w) / ws[nxt])
-
-
-@njit(cache=True)
 def _tighten(bound, integral, rel_tol):
     slack = rel_tol * max(1.0, abs(bound))
     return np.floor(bound + slack) if integral else bound + slack
@@ -102,6 +85,19 @@ def reduce_sorted(ws, ps, order, room, margin, has_known, known, rel_tol):
     split = 0
     while split < n and cum_w[split] <= room:
         split += 1
+
+    def lp_value(cap):
+        # The LP relaxation's optimum over all items at capacity `cap` (numpy's `_lp_values`); the first
+        # prefix weighing more than `cap` is searched outward from the split item (`first_above`: the same
+        # index as numpy's searchsorted). A closure, so numba inlines it: as a function of its own taking
+        # the four arrays, each call cost about 40 ns in the arrays' passing and reference counts (0.43 of
+        # the kernel's 0.5 ms at 10,000 items).
+        whole = first_above(cum_w, cap, 0, n, split)
+        base_p = cum_p[whole - 1] if whole > 0 else 0.0
+        base_w = cum_w[whole - 1] if whole > 0 else 0
+        if whole >= n:
+            return base_p + 0.0
+        return base_p + ps[whole] * ((cap - base_w) / ws[whole])
     taken = np.zeros(n, dtype=np.bool_)
     used = cum_w[split - 1] if split > 0 else 0
     inc_score = cum_p[split - 1] if split > 0 else 0.0
@@ -116,7 +112,7 @@ def reduce_sorted(ws, ps, order, room, margin, has_known, known, rel_tol):
                 taken[i] = True
                 if used == room:
                     break
-    upper = _tighten(_lp_value(room, cum_w, cum_p, ws, ps, split), True, rel_tol)
+    upper = _tighten(lp_value(room), True, rel_tol)
     incumbent = _scatter(order, taken)
     if inc_score >= upper and margin == 0.0:
         return True, incumbent, empty, empty, room, inc_score, upper, True
@@ -126,7 +122,7 @@ def reduce_sorted(ws, ps, order, room, margin, has_known, known, rel_tol):
     total = cum_w[n - 1] if n > 0 else 0
     for j in range(split):
         # Capacities past the total weight all give the same LP value; clipping keeps room + w in int64.
-        without = _tighten(_lp_value(room + min(ws[j], total - room), cum_w, cum_p, ws, ps, split) - ps[j], True, rel_tol)
+        without = _tighten(lp_value(room + min(ws[j], total - room)) - ps[j], True, rel_tol)
         if without <= lower:
             fix[j] = True
             fixed_w += ws[j]
@@ -136,7 +132,7 @@ def reduce_sorted(ws, ps, order, room, margin, has_known, known, rel_tol):
         if fix[j] or ws[j] > left:
             continue
         if j >= split:
-            forced = _tighten(ps[j] + _lp_value(room - ws[j], cum_w, cum_p, ws, ps, split), True, rel_tol)
+            forced = _tighten(ps[j] + lp_value(room - ws[j]), True, rel_tol)
             if forced <= lower:
                 continue
         free[j] = True
