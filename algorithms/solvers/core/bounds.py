@@ -17,6 +17,10 @@ from numba import njit
 
 __all__ = ["affine_step", "first_above", "surrogate_bound"]
 
+# The bounds taking arrays are inlined into their callers (`inline="always"`): called as functions of
+# their own, passing four arrays cost about 40 ns a call (circle, n = 1,000-10,000: 0.79-0.83x of the
+# search route's CPU with them inlined, paired).
+
 # Float slack on the bounds: a state is never dropped because its bound came out a little low.
 _REL_TOL = 1e-9
 # Values of the shift a that `affine_step` tries (each a gcd pass that usually stops within a few items).
@@ -28,7 +32,7 @@ def _floor_bound(value):
     return math.floor(value + _REL_TOL * max(1.0, abs(value)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_above(cw, target, lo, hi, guess):
     """The first j in [lo, hi) with cw[j] > target (hi when none), cw nondecreasing: a search outward from `guess`.
 
@@ -64,7 +68,7 @@ def first_above(cw, target, lo, hi, guess):
     return left
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_value(cw, cp, w, p, t, n, room, guess=0):
     """Dantzig bound of items t..n-1 within `room` >= 0: whole items in order, then a fraction.
 
@@ -78,7 +82,7 @@ def _fill_value(cw, cp, w, p, t, n, room, guess=0):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _drop_loss(cw, cp, w, p, s, excess):
     """Least Dantzig loss of removing `excess` > 0 weight from items 0..s (worst first); -1.0 when they weigh less."""
     target = cw[s + 1] - excess
@@ -111,7 +115,7 @@ def _flip_bound(value, lp_weight, c, gp, a, ga):
     return bound - bound % gp
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bound(cw, cp, w, p, n, c, s, t, weight, profit, gp, a, ga):
     """Floored Dantzig bound of a state given the items outside the core; -1 when it can never fit.
 
