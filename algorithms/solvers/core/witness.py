@@ -99,6 +99,18 @@ def _stacks(kind, chosen, n_kinds, start):
     return head, items, fill  # fill[q]: one past the top of kind q's stack
 
 
+@njit(cache=True, inline="always")
+def _fitting_after(w, order, k, left):
+    """The items after k that weigh at most `left`, in `order`: those a search of the question would get."""
+    rest = np.empty(len(order), dtype=np.int64)
+    m = 0
+    for j in order:
+        if j > k and w[j] <= left:
+            rest[m] = j
+            m += 1
+    return rest[:m]
+
+
 @njit(cache=True)
 def _greedy_witness(w, p, order, room, target, chosen, k, acc):
     """True (and `chosen`, `acc` the new witness's) when the decisions so far, k and a quick rest reach `target`.
@@ -108,13 +120,9 @@ def _greedy_witness(w, p, order, room, target, chosen, k, acc):
     expanding-core search starts from (`kernel._best_swap`).
     """
     left, base = room - acc[0] - w[k], acc[1] + p[k]
-    rest = np.empty(len(order), dtype=np.int64)
-    m = 0
-    for j in order:
-        if j > k and w[j] <= left:
-            rest[m] = j
-            m += 1
-    ws, ps = w[rest[:m]], p[rest[:m]]
+    rest = _fitting_after(w, order, k, left)
+    m = len(rest)
+    ws, ps = w[rest], p[rest]
     b = wb = pb = 0
     while b < m and wb + ws[b] <= left:
         wb += ws[b]
@@ -137,7 +145,7 @@ def _greedy_witness(w, p, order, room, target, chosen, k, acc):
         gw, gp = wb - ws[out] + ws[into], swap_p
     chosen[k + 1:] = False
     chosen[k] = True
-    chosen[rest[:m][take]] = True
+    chosen[rest[take]] = True
     acc[0] += w[k]
     acc[1] += p[k]
     acc[2], acc[3] = acc[0] + gw, acc[1] + gp
@@ -226,15 +234,11 @@ def _root_refutes(w, p, order, k, left, need):
     """
     if need <= 0:
         return False
-    rest = np.empty(len(order), dtype=np.int64)
-    m = 0
-    for j in order:
-        if j > k and w[j] <= left:
-            rest[m] = j
-            m += 1
+    rest = _fitting_after(w, order, k, left)
+    m = len(rest)
     if m == 0:
         return True
-    ws, ps = w[rest[:m]], p[rest[:m]]
+    ws, ps = w[rest], p[rest]
     cw = np.zeros(m + 1, dtype=np.int64)
     cp = np.zeros(m + 1, dtype=np.int64)
     for q in range(m):
