@@ -146,3 +146,19 @@ def test_the_paired_bench_gives_a_slow_rows_first_call_penalty_to_neither_side(m
     row = hard_vs.run_vs([("cls", 2, 0, prob)], "before")[0]
     assert calls == ["now", "before", "before", "now"]  # the second pair in the other order
     assert row["now"]["cpu"] == row["before"]["cpu"] == 0.5
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_sharpened_reduction_is_the_same_with_the_callers_order(seed):
+    from packbench.algorithms.solvers.reduce import density_order
+    from packbench.algorithms.solvers.stages import sharpen
+
+    rng = random.Random(seed)
+    w, p, room = _instance(rng, rng.randint(20, 120))
+    p = np.floor(p)
+    order = density_order(w, p)
+    red = reduce_knapsack(w, p, room, margin=1.0, order=order)
+    for work in (1, 5, 50):  # small budgets: often unproven, with a better set (the re-reduction)
+        plain = sharpen(red.free_array, w, p, room, red, float("inf"), 2**30, work)
+        given_order = sharpen(red.free_array, w, p, room, red, float("inf"), 2**30, work, order)
+        assert plain[0] == given_order[0] and np.array_equal(plain[1], given_order[1]) and plain[2] == given_order[2]

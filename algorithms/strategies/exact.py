@@ -158,7 +158,7 @@ class Exact(Strategy):
             best = red.incumbent_array
             if est > _SHARPEN_MIN_SEC:  # a short probe: it often proves at once, else sharpens the DP's core
                 probe = max(_SHARPEN_WORK, int(_SHARPEN_SHARE * est / _VISIT_SEC))  # a count from the DP's cells
-                red, best, work = self._sharpen(at, tokens, profits, room, red, deadline, cap, probe)
+                red, best, work = self._sharpen(at, tokens, profits, room, red, deadline, cap, probe, order)
                 if work is not None:  # proven: the witness tie-break (the DP where it gives up)
                     info["core_work"] = work
                     return self._canonical(best, tokens, profits, room, deadline, info, core_set=best,
