@@ -109,9 +109,9 @@ def test_the_probe_before_a_small_dp_gets_a_share_of_its_estimate_in_visits(shar
     tokens, scores, room = case
     budgets, real = [], stages_module.sharpen
 
-    def spy(core, tokens_, profits, room_, red, deadline, cap, work):
+    def spy(core, tokens_, profits, room_, red, deadline, cap, work, *rest):
         budgets.append((work, exact_module.dp_cost(tokens_[core], red.room)[1]))
-        return real(core, tokens_, profits, room_, red, deadline, cap, work)
+        return real(core, tokens_, profits, room_, red, deadline, cap, work, *rest)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(exact_module, "_SHARPEN_MIN_SEC", -1.0)
