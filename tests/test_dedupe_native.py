@@ -165,12 +165,22 @@ def test_items_of_other_types_are_read_through_getattr():
 
 
 def test_the_first_texts_misjudge_the_batch():
-    # The C side sizes its room for the shingle hashes, and picks the partition histogram's bits, from the
-    # first 64 texts' mean length. Short texts first: the room grows many times over and the histogram is
-    # taken again (about 230,000 hashes past a guess of a few thousand). Long texts first: room to spare.
+    # The C side picks one table or partitions, and sizes their room, from the first 64 texts' mean length.
+    # Short texts first: one table is picked, its room grows many times over and the kept hashes (about
+    # 230,000, past the one table's size) are partitioned after the pass. Long texts first: partitions with
+    # room to spare.
     base = realistic_candidates(400, seed=23, dup_share=0.3)
     short = [Item(it.id, " ".join(it.text.split()[:3]), it.score, 1) for it in base[:64]]
     long = [Item(it.id, " ".join([it.text] * 10), it.score, 1) for it in base[64:]]
     for items in (short + long, long + short):
         fast, slow = _both(items, [], 0.8)
         assert fast == slow and len(fast[1]) > 10
+
+
+def test_partitions_that_outgrow_their_first_room():
+    # 2,200 texts whose first 64 are a quarter as long as the rest: the guess (about 140,000 hashes) picks
+    # partitions, whose chunk pool then doubles twice during the pass (about 700,000 hashes).
+    base = realistic_candidates(2_200, seed=24, dup_share=0.2)
+    items = base[:64] + [Item(it.id, " ".join([it.text] * 4), it.score, 1) for it in base[64:]]
+    fast, slow = _both(items, [], 0.8)
+    assert fast == slow and len(fast[1]) > 50

@@ -74,7 +74,8 @@ static double unicode_seconds;
 #endif
 #define ID_BITS 21
 /* The counting filter: up to DIRECT_ENTRIES hashes in one table of at most 2^DIRECT_BITS bytes (in L2); more in
- * radix partitions of about PARTITION_ENTRIES, each counted in 2^LOCAL_BITS bytes (entries are 16 bits). */
+ * radix partitions of about PARTITION_ENTRIES, each counted in 2^LOCAL_BITS bytes (an entry keeps 16 bits of its
+ * hash). */
 #define DIRECT_ENTRIES 131072
 #define DIRECT_BITS 19
 #define PARTITION_ENTRIES 16384
@@ -91,6 +92,7 @@ static int partition_bits(size_t total) {
 #define MAX_IDS (1u << ID_BITS)
 
 static uint8_t WORD_BYTE[256]; /* 1 for a word byte */
+static uint8_t ASCII_WORD[128]; /* an ASCII word character lower-cased, 0 for the others */
 
 static inline uint64_t finish(uint64_t h) {
     h ^= h >> 29; h *= K4; h ^= h >> 32; h *= K5; h ^= h >> 29;
@@ -148,6 +150,112 @@ static int vec_reserve(vec *v, size_t need) {
     return 0;
 }
 
+
+/* ---- the counting filter's radix partitions ----
+ * Each shingle hash goes, as it is made, to the partition of its top `pb` bits as two fields: its text and its
+ * next 16 bits. A partition's entries gather in a 64-byte line of a small buffer (in L2 for 1,024 partitions)
+ * and are written out a whole line at a time with streaming stores: the scattered stores' read-for-ownership
+ * cost more than the hashing itself. Partitions are `cap` entries apart; a fuller one than the guess doubles
+ * them all. */
+#define LINE_ENTRIES 32
+#define CHUNK_ENTRIES 2048  /* a partition's entries are in chunks of this many, linked */
+typedef struct {
+    int pb;
+    size_t parts, *fill;        /* fill[q]: entries put in partition q (written out or buffered) */
+    int32_t *head, *tail, *next;  /* per partition its first and last chunk; per chunk the next one (-1) */
+    size_t chunks, room;        /* chunks used, and the pool's room */
+    uint32_t *tid, *wt;         /* per entry its text (chunk c's at c * CHUNK_ENTRIES); the lines' buffer */
+    uint16_t *lh, *wl;          /* per entry its next 16 bits; the lines' buffer */
+} scatter;
+
+static int scatter_open(scatter *sc, int pb, size_t expected) {
+    memset(sc, 0, sizeof *sc);
+    sc->pb = pb;
+    sc->parts = (size_t)1 << pb;
+    sc->room = expected / CHUNK_ENTRIES + expected / CHUNK_ENTRIES / 8 + sc->parts + 16;
+    sc->fill = calloc(sc->parts, sizeof(size_t));
+    sc->head = malloc(sc->parts * sizeof(int32_t));
+    sc->tail = malloc(sc->parts * sizeof(int32_t));
+    sc->next = malloc(sc->room * sizeof(int32_t));
+    sc->wt = malloc(sc->parts * LINE_ENTRIES * sizeof(uint32_t));
+    sc->wl = malloc(sc->parts * LINE_ENTRIES * sizeof(uint16_t));
+    sc->tid = big_alloc(sc->room * CHUNK_ENTRIES * sizeof(uint32_t));
+    sc->lh = big_alloc(sc->room * CHUNK_ENTRIES * sizeof(uint16_t));
+    if (!sc->fill || !sc->head || !sc->tail || !sc->next || !sc->wt || !sc->wl || !sc->tid || !sc->lh) return -1;
+    for (size_t q = 0; q < sc->parts; q++) sc->head[q] = sc->tail[q] = -1;
+    return 0;
+}
+
+static void scatter_free(scatter *sc) {
+    free(sc->fill); free(sc->head); free(sc->tail); free(sc->next);
+    free(sc->wt); free(sc->wl); free(sc->tid); free(sc->lh);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* Where partition q's entries from position f on (a multiple of LINE_ENTRIES) go: a new chunk at a chunk's
+ * start. NULL on memory failure. */
+static size_t scatter_at(scatter *sc, size_t q, size_t f, int *failed) {
+    if (f % CHUNK_ENTRIES == 0) {
+        if (sc->chunks == sc->room) {
+            size_t room = sc->room * 2;
+            int32_t *next = realloc(sc->next, room * sizeof(int32_t));
+            if (next) sc->next = next;
+            uint32_t *tid = next ? realloc(sc->tid, room * CHUNK_ENTRIES * sizeof(uint32_t)) : NULL;
+            if (tid) sc->tid = tid;
+            uint16_t *lh = tid ? realloc(sc->lh, room * CHUNK_ENTRIES * sizeof(uint16_t)) : NULL;
+            if (!lh) { *failed = 1; return 0; }
+            sc->lh = lh;
+            sc->room = room;
+        }
+        int32_t c = (int32_t)sc->chunks++;
+        sc->next[c] = -1;
+        if (sc->tail[q] >= 0) sc->next[sc->tail[q]] = c;
+        else sc->head[q] = c;
+        sc->tail[q] = c;
+    }
+    return (size_t)sc->tail[q] * CHUNK_ENTRIES + f % CHUNK_ENTRIES;
+}
+
+static inline void copy_line(void *dst, const void *src, size_t bytes) {  /* dst 16-byte aligned; bytes 64 or 128 */
+#ifdef __SSE2__
+    for (size_t k = 0; k < bytes; k += 16)
+        _mm_stream_si128((__m128i *)((char *)dst + k), _mm_loadu_si128((const __m128i *)((const char *)src + k)));
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+/* Puts text t's hash h; -1 on memory failure. */
+static inline int scatter_put(scatter *sc, uint32_t t, uint32_t h) {
+    size_t q = h >> (32 - sc->pb), f = sc->fill[q]++, k = f & (LINE_ENTRIES - 1);
+    sc->wt[q * LINE_ENTRIES + k] = t;
+    sc->wl[q * LINE_ENTRIES + k] = (uint16_t)(h >> (16 - sc->pb));
+    if (k == LINE_ENTRIES - 1) {
+        int failed = 0;
+        size_t at = scatter_at(sc, q, f - k, &failed);
+        if (failed) return -1;
+        copy_line(sc->tid + at, sc->wt + q * LINE_ENTRIES, LINE_ENTRIES * sizeof(uint32_t));
+        copy_line(sc->lh + at, sc->wl + q * LINE_ENTRIES, LINE_ENTRIES * sizeof(uint16_t));
+    }
+    return 0;
+}
+
+/* Writes out the partly filled lines. */
+static int scatter_flush(scatter *sc) {
+    for (size_t q = 0; q < sc->parts; q++) {
+        size_t f = sc->fill[q], k = f & (LINE_ENTRIES - 1);
+        if (!k) continue;
+        int failed = 0;
+        size_t at = scatter_at(sc, q, f - k, &failed);
+        if (failed) return -1;
+        memcpy(sc->tid + at, sc->wt + q * LINE_ENTRIES, k * sizeof(uint32_t));
+        memcpy(sc->lh + at, sc->wl + q * LINE_ENTRIES, k * sizeof(uint16_t));
+    }
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
+    return 0;
+}
 
 /* A non-ASCII character's case folding (1-3 characters) and their classes in the word rule. */
 typedef struct { Py_UCS4 key, ch[3]; uint8_t n; char cls[3]; } folding;
@@ -268,32 +376,40 @@ static PyObject *unicode_words(sources *src, PyObject *text) {
     uint8_t *out = malloc((size_t)n * 15 + 1);
     if (!out) { Py_DECREF(norm); return PyErr_NoMemory(); }
     char run = ' ';  /* the class the current word started with (W or S), or ' ' outside a word */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c0 = PyUnicode_READ(kind, data, i);
-        if (c0 < 0x80) {  /* most characters: a letter or digit (lower-cased), else a space */
-            if (ascii_class(c0) != 'W') { run = ' '; continue; }
-            if (run != 'W') {
-                if (o) out[o++] = ' ';
-                run = 'W';
-            }
-            out[o++] = (uint8_t)(c0 - 'A' < 26u ? c0 | 0x20 : c0);
-            continue;
-        }
-        const folding *f = fold_of(src, c0);
-        if (!f) { free(out); Py_DECREF(norm); return NULL; }
-        for (int q = 0; q < f->n; q++) {
-            char k = f->cls[q];
-            if (k == 'M' && run != ' ') { o = put_utf8(out, o, f->ch[q]); continue; }  /* joins its run */
-            if (k == 'W' && run == 'W') { o = put_utf8(out, o, f->ch[q]); continue; }
-            if (k == 'W' || k == 'S') {  /* a new word */
-                if (o) out[o++] = ' ';
-                o = put_utf8(out, o, f->ch[q]);
-                run = k;
-            } else {
-                run = ' ';  /* a space, or a mark outside a word */
-            }
-        }
+    /* ASCII characters (most, even in these texts) without a branch on the character: a word character is
+     * written, after a space where it starts a word */
+#define UNICODE_WORDS_(TYPE)                                                                   \
+    for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+        Py_UCS4 c0 = ((const TYPE *)data)[i];                                                  \
+        if (c0 < 0x80) {                                                                       \
+            uint8_t l = ASCII_WORD[c0];                                                        \
+            Py_ssize_t w = l != 0;                                                             \
+            out[o] = ' ';                                                                      \
+            o += w & (run != 'W') & (o != 0);                                                  \
+            out[o] = l;                                                                        \
+            o += w;                                                                            \
+            run = w ? 'W' : ' ';                                                               \
+            continue;                                                                          \
+        }                                                                                      \
+        const folding *f = fold_of(src, c0);                                                   \
+        if (!f) { free(out); Py_DECREF(norm); return NULL; }                                   \
+        for (int q = 0; q < f->n; q++) {                                                       \
+            char k = f->cls[q];                                                                \
+            if (k == 'M' && run != ' ') { o = put_utf8(out, o, f->ch[q]); continue; } /* joins its run */ \
+            if (k == 'W' && run == 'W') { o = put_utf8(out, o, f->ch[q]); continue; }         \
+            if (k == 'W' || k == 'S') {  /* a new word */                                      \
+                if (o) out[o++] = ' ';                                                         \
+                o = put_utf8(out, o, f->ch[q]);                                                \
+                run = k;                                                                       \
+            } else {                                                                           \
+                run = ' ';  /* a space, or a mark outside a word */                            \
+            }                                                                                  \
+        }                                                                                      \
     }
+    if (kind == PyUnicode_1BYTE_KIND) UNICODE_WORDS_(Py_UCS1)
+    else if (kind == PyUnicode_2BYTE_KIND) UNICODE_WORDS_(Py_UCS2)
+    else UNICODE_WORDS_(Py_UCS4)
+#undef UNICODE_WORDS_
     Py_DECREF(norm);
     PyObject *b = PyBytes_FromStringAndSize((const char *)out, o);
     free(out);
@@ -575,35 +691,6 @@ static uint32_t intern_long(intern *tb, const uint8_t *w, Py_ssize_t n, uint32_t
     return id;
 }
 
-/* ---- small sorts (inlined comparisons) ---- */
-/* Hoare partition of a[0:n) (n > 2) around the median of three: returns j with a[0..j] <= a[j+1..n-1]. */
-static inline Py_ssize_t partition_u64(uint64_t *a, Py_ssize_t n) {
-    uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
-    uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-    Py_ssize_t i = 0, j = n - 1;
-    for (;;) {
-        while (a[i] < piv) i++;
-        while (a[j] > piv) j--;
-        if (i >= j) return j;
-        uint64_t t = a[i]; a[i] = a[j]; a[j] = t;
-        i++; j--;
-    }
-}
-
-static void sort_u64(uint64_t *a, Py_ssize_t n) {
-    while (n > 16) {
-        Py_ssize_t j = partition_u64(a, n);
-        /* recurse on the smaller side, loop on the larger */
-        if (j + 1 < n - (j + 1)) { sort_u64(a, j + 1); a += j + 1; n -= j + 1; }
-        else { sort_u64(a + j + 1, n - (j + 1)); n = j + 1; }
-    }
-    for (Py_ssize_t i = 1; i < n; i++) {
-        uint64_t v = a[i]; Py_ssize_t j = i;
-        while (j > 0 && a[j - 1] > v) { a[j] = a[j - 1]; j--; }
-        a[j] = v;
-    }
-}
-
 static size_t pow2_at_least(size_t n) {
     size_t p = 1024;
     while (p < n) p *= 2;
@@ -649,16 +736,40 @@ static inline int keyset_has(const keyset *ks, uint64_t key) {
     return 0;
 }
 
-/* Puts the k smallest of a[0:n) first (in no particular order). */
-static void select_u64(uint64_t *a, Py_ssize_t n, Py_ssize_t k) {
-    Py_ssize_t lo = 0, hi = n - 1;
-    if (k >= n) return;
-    while (hi - lo >= 16) {
-        Py_ssize_t j = lo + partition_u64(a + lo, hi - lo + 1);  /* a[lo..j] <= a[j+1..hi] */
-        if (k - 1 <= j) hi = j;
-        else lo = j + 1;
+/* ---- small sorts ---- */
+/* Writes the k smallest of a[0:n) (k <= n) to out as their low 32 bits, in no particular order; a and tmp
+ * (room for n each) are overwritten. Quickselect whose three-way partition is written without a branch on a
+ * key (keys are random: a branch on them mispredicts every other time). */
+static void smallest_keys(uint64_t *a, Py_ssize_t n, Py_ssize_t k, uint32_t *out, uint64_t *tmp) {
+    while (k > 0) {
+        if (n <= 8) {
+            for (Py_ssize_t i = 1; i < n; i++) {
+                uint64_t v = a[i]; Py_ssize_t j = i;
+                while (j > 0 && a[j - 1] > v) { a[j] = a[j - 1]; j--; }
+                a[j] = v;
+            }
+            for (Py_ssize_t i = 0; i < k; i++) *out++ = (uint32_t)a[i];
+            return;
+        }
+        uint64_t x = a[0], y = a[n / 2], z = a[n - 1];
+        uint64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        Py_ssize_t l = 0, h = n;  /* tmp[0:l) below the pivot, tmp[h:n) above it */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t v = a[i];
+            tmp[l] = v;
+            tmp[h - 1] = v;
+            l += v < piv;
+            h -= v > piv;
+        }
+        uint64_t *spare = a;
+        if (k <= l) { a = tmp; n = l; tmp = spare; continue; }
+        for (Py_ssize_t i = 0; i < l; i++) *out++ = (uint32_t)tmp[i];
+        k -= l;
+        Py_ssize_t eq = h - l, e = k < eq ? k : eq;
+        for (Py_ssize_t i = 0; i < e; i++) *out++ = (uint32_t)piv;
+        k -= e;
+        a = tmp + h; n -= h; tmp = spare;
     }
-    sort_u64(a + lo, hi - lo + 1);
 }
 
 static void sort_i32(int32_t *a, Py_ssize_t n) {
@@ -707,9 +818,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
     uint8_t *table = NULL, *active = NULL;
     uint32_t *once = NULL;
-    uint16_t *entries = NULL;
-    size_t *poffs = NULL, *hist = NULL;
-    int hist_bits = 0;
+    scatter sc = {0};
     intern shorts = {0}, longs = {0};
     keyset kset = {0};
     int interned = 0;
@@ -738,15 +847,19 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             if (!(texts[t] = read_attr(&text_reader, item))) goto done;
             chars += (size_t)(PyUnicode_Check(texts[t]) ? PyUnicode_GET_LENGTH(texts[t]) : 0);
         }
-        /* The hashes' room and the partitions' histogram (taken as each text's hashes are written, while they
-         * are in L1) are sized by a guess of the total: the first texts' mean length, about six characters a
-         * shingle. The room grows if the guess was short; if it was far off the histogram is taken again
-         * below. Either way only the speed depends on it. */
+        /* A guess of the total sizes the partitions (or, for a small batch, the one table's hashes): the first
+         * texts' mean length, about six characters a shingle. Partitions grow if the guess was short; a small
+         * batch's hashes that turn out too many for one table are partitioned after the pass. Either way only
+         * the speed depends on it. */
         size_t guess = first ? (size_t)((double)(chars / 6 + (size_t)first) / (double)first * (double)n) : 0;
-        /* (a guess too large to reserve, from a few huge texts first, only starts the room smaller) */
-        if (vec_reserve(&hs, guess + guess / 4 + 1) && vec_reserve(&hs, 1024)) { PyErr_NoMemory(); goto done; }
-        hist_bits = partition_bits(guess);
-        if (hist_bits && !(hist = calloc(((size_t)1 << hist_bits) + 1, sizeof(size_t)))) {
+        int pb = partition_bits(guess);
+        if (pb && n < UINT32_MAX) {
+            /* (a guess too large to reserve, from a few huge texts first, only starts them smaller) */
+            if (scatter_open(&sc, pb, guess)) {
+                scatter_free(&sc);
+                if (scatter_open(&sc, pb, 0)) { PyErr_NoMemory(); goto done; }
+            }
+        } else if (vec_reserve(&hs, guess + guess / 4 + 1) && vec_reserve(&hs, 1024)) {
             PyErr_NoMemory(); goto done;
         }
     }
@@ -760,10 +873,14 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             prefetch_text(texts[ahead]);
         }
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
-        /* Each trigram's hash is written as its last word is read; a text's words are at most (bytes + 1) / 2
-         * (a word form can be longer than its text: NFKC expands some characters). */
-        if (vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
-        uint32_t *h = (uint32_t *)hs.p + hs.n;
+        /* Each trigram's hash is put (or, for a small batch, kept in h) as its last word is read; a text's words
+         * are at most (bytes + 1) / 2 (a word form can be longer than its text: NFKC expands some characters). */
+        uint32_t *h = NULL;
+        int failed = 0;
+        if (!sc.pb) {
+            if (vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
+            h = (uint32_t *)hs.p + hs.n;
+        }
         uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
         Py_ssize_t nw = 0;
         /* filter_code reads 8 bytes anywhere in [0, readable): a text shorter than 8 bytes is read from a
@@ -774,8 +891,11 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         if (len < 8) { memcpy(pad, p, (size_t)len); q = pad; readable = 8; }
         FOR_EACH_WORD(q, len, s, wl, {
             uint64_t c = filter_code(q, s, wl, readable);
-            if (nw >= 2) h[nw - 2] = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
-            else if (nw == 0) first = c;
+            if (nw >= 2) {
+                uint32_t v = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
+                if (h) h[nw - 2] = v;
+                else failed |= scatter_put(&sc, (uint32_t)t, v);
+            } else if (nw == 0) first = c;
             else second = c;
             prev2 = prev1;
             prev1 = c;
@@ -788,10 +908,13 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             nw = 1;
         }
         Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
-        if (nw < 3) h[0] = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
-        if (hist)
-            for (Py_ssize_t j = 0; j < m; j++) hist[(h[j] >> (32 - hist_bits)) + 1]++;
-        hs.n += (size_t)m;
+        if (nw < 3) {
+            uint32_t v = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
+            if (h) h[0] = v;
+            else failed |= scatter_put(&sc, (uint32_t)t, v);
+        }
+        if (failed) { PyErr_NoMemory(); goto done; }
+        if (h) hs.n += (size_t)m;
         occ[t] = m;
         hs_end[t] = (int64_t)hs.n;
     }
@@ -800,70 +923,69 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     unicode_seconds = 0;
 #endif
     STAMP("A tokenise+hash");
-    /* Counted in a table that stays in cache (about four one-byte slots per hash): in one table while the
-     * batch is small; otherwise by radix partitions, each hash's next bits scattered by its top bits (in
-     * text order) and each partition counted on its own, its entries then replaced by "seen once" flags,
-     * which a replay of the scatter in text order adds up per text. No access goes to a table the size of
-     * the batch, and an entry is two bytes. */
+    /* Counted in a table that stays in cache: in one table of about two one-byte slots a hash while the batch
+     * is small; otherwise partition by partition, each in a 64 KiB table, a text's occurrences seen once in
+     * its partition then added to its count. No access goes to a table the size of the batch. */
     active = malloc((size_t)n + 1);
     once = calloc((size_t)n + 1, sizeof(uint32_t));
     if (!active || !once) { PyErr_NoMemory(); goto done; }
-    {
+    if (!sc.pb && hs.n > DIRECT_ENTRIES) {  /* the guess was far short: the kept hashes are partitioned now */
+        const uint32_t *h = hs.p;
+        if (scatter_open(&sc, partition_bits(hs.n), hs.n)) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t t = 0, j = 0; t < n; t++)
+            for (; j < hs_end[t]; j++)
+                if (scatter_put(&sc, (uint32_t)t, h[j])) { PyErr_NoMemory(); goto done; }
+        free(hs.p); hs.p = NULL; hs.n = 0;
+    }
+    if (!sc.pb) {
         size_t total = hs.n;
-        int pb = partition_bits(total), lb = DIRECT_BITS;
-        if (pb && hist && hist_bits >= pb - 1 && hist_bits <= pb + 1) pb = hist_bits;  /* near enough */
-        if (pb) lb = LOCAL_BITS;
-        else  /* one table of about two slots a hash: fresh pages cost more than the collisions of a small one */
-            for (lb = 12; lb < DIRECT_BITS && ((size_t)1 << lb) < 2 * total; lb++) {}
-        size_t parts = (size_t)1 << pb;
+        int lb;
+        /* fresh pages cost more than the collisions of a small table */
+        for (lb = 12; lb < DIRECT_BITS && ((size_t)1 << lb) < 2 * total; lb++) {}
         const uint32_t *h = hs.p;
         table = malloc((size_t)1 << lb);
         if (!table) { PyErr_NoMemory(); goto done; }
-        if (!pb) {
-            memset(table, 0, (size_t)1 << lb);
-            for (size_t j = 0; j < total; j++) {
-                uint32_t s = h[j] >> (32 - lb);
-                table[s] += table[s] < 2;
+        memset(table, 0, (size_t)1 << lb);
+        for (size_t j = 0; j < total; j++) {
+            uint32_t v = h[j] >> (32 - lb);
+            table[v] += table[v] < 2;
+        }
+        size_t j = 0;
+        for (Py_ssize_t t = 0; t < n; t++) {
+            uint32_t c = 0;
+            for (; j < (size_t)hs_end[t]; j++) c += table[h[j] >> (32 - lb)] == 1;
+            once[t] = c;
+        }
+    } else {
+        if (scatter_flush(&sc)) { PyErr_NoMemory(); goto done; }
+        STAMP("A count: flush");
+        table = malloc((size_t)1 << LOCAL_BITS);
+        if (!table) { PyErr_NoMemory(); goto done; }
+        for (size_t q = 0; q < sc.parts; q++) {
+            memset(table, 0, (size_t)1 << LOCAL_BITS);
+            size_t left = sc.fill[q];
+            for (int32_t c = sc.head[q]; c >= 0; c = sc.next[c]) {
+                const uint16_t *lh = sc.lh + (size_t)c * CHUNK_ENTRIES;
+                size_t f = left < CHUNK_ENTRIES ? left : CHUNK_ENTRIES;
+                for (size_t j = 0; j < f; j++) table[lh[j]] += table[lh[j]] < 2;
+                left -= f;
             }
-            size_t j = 0;
-            for (Py_ssize_t t = 0; t < n; t++) {
-                uint32_t c = 0;
-                for (; j < (size_t)hs_end[t]; j++) c += table[h[j] >> (32 - lb)] == 1;
-                once[t] = c;
-            }
-        } else {
-            poffs = calloc(2 * parts + 1, sizeof(size_t));
-            entries = big_alloc((total + 1) * sizeof(uint16_t));
-            if (!poffs || !entries) { PyErr_NoMemory(); goto done; }
-            size_t *cursor = poffs + parts + 1;
-            if (pb == hist_bits) memcpy(poffs, hist, (parts + 1) * sizeof(size_t));
-            else for (size_t j = 0; j < total; j++) poffs[(h[j] >> (32 - pb)) + 1]++;
-            for (size_t q = 0; q < parts; q++) poffs[q + 1] += poffs[q];
-            STAMP("A count: histogram");
-            memcpy(cursor, poffs, parts * sizeof(size_t));
-            for (size_t j = 0; j < total; j++) entries[cursor[h[j] >> (32 - pb)]++] = (uint16_t)(h[j] >> (32 - pb - lb));
-            STAMP("A count: scatter");
-            for (size_t q = 0; q < parts; q++) {
-                memset(table, 0, (size_t)1 << lb);
-                for (size_t j = poffs[q]; j < poffs[q + 1]; j++) table[entries[j]] += table[entries[j]] < 2;
-                for (size_t j = poffs[q]; j < poffs[q + 1]; j++) entries[j] = table[entries[j]] == 1;
-            }
-            STAMP("A count: partitions");
-            memcpy(cursor, poffs, parts * sizeof(size_t));
-            size_t j = 0;
-            for (Py_ssize_t t = 0; t < n; t++) {
-                uint32_t c = 0;
-                for (; j < (size_t)hs_end[t]; j++) c += entries[cursor[h[j] >> (32 - pb)]++];
-                once[t] = c;
+            left = sc.fill[q];
+            for (int32_t c = sc.head[q]; c >= 0; c = sc.next[c]) {
+                const uint16_t *lh = sc.lh + (size_t)c * CHUNK_ENTRIES;
+                const uint32_t *tid = sc.tid + (size_t)c * CHUNK_ENTRIES;
+                size_t f = left < CHUNK_ENTRIES ? left : CHUNK_ENTRIES;
+                for (size_t j = 0; j < f; j++) once[tid[j]] += table[lh[j]] == 1;
+                left -= f;
             }
         }
+        scatter_free(&sc);
     }
     /* B. the texts proven unable to match anything */
     for (Py_ssize_t t = 0; t < n; t++) active[t] = (int64_t)once[t] < prefix_length(occ[t], threshold, slack);
     STAMP("A count + B once");
     free(table); table = NULL;
     free(hs.p); hs.p = NULL;
-    free(entries); entries = NULL;
 
     /* the join order, from the caller */
     {
@@ -1014,7 +1136,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
          * slot, so where the cut falls among them does not change the slots indexed. */
         poff[a] = total;
         int64_t p = prefix_length(size[a], threshold, slack), u = 0;
-        if (vec_reserve(&okeys, (size_t)size[a])) { PyErr_NoMemory(); goto done; }
+        if (vec_reserve(&okeys, 2 * (size_t)size[a] + 1)) { PyErr_NoMemory(); goto done; }
         uint64_t *o = okeys.p;
         Py_ssize_t m = 0;
         for (int64_t j = koff[a]; j < koff[a] + size[a]; j++) {
@@ -1024,8 +1146,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         }
         pk[a] = u >= p ? 0 : p - u;
         if (!pk[a]) continue;
-        select_u64(o, m, (Py_ssize_t)pk[a]);
-        for (int64_t i = 0; i < pk[a]; i++) pslot[total + i] = (uint32_t)o[i];
+        smallest_keys(o, m, (Py_ssize_t)pk[a], pslot + total, o + m);
         total += pk[a];
     }
     free(kslot); kslot = NULL;
@@ -1088,7 +1209,8 @@ done:
     Py_XDECREF(text_name); Py_XDECREF(score_name);
     free(src.forms); free(src.empty); free(src.folds);
     free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
-    free(occ); free(hs_end); free(table); free(active); free(once); free(entries); free(poffs); free(hist);
+    free(occ); free(hs_end); free(table); free(active); free(once);
+    scatter_free(&sc);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
     free(koff); free(size); free(pk); free(poff); free(partner); free(head); free(ent); free(nxt);
     free(seen); free(cands); free(pslot); free(kslot); free(cnt); free(seq); free(jpos);
@@ -1107,5 +1229,7 @@ static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_jaccard_native",
 PyMODINIT_FUNC PyInit__jaccard_native(void) {
     for (int c = 0; c < 256; c++)
         WORD_BYTE[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+    for (int c = 0; c < 128; c++)
+        ASCII_WORD[c] = (uint8_t)(ascii_class((Py_UCS4)c) == 'W' ? (c >= 'A' && c <= 'Z' ? c | 0x20 : c) : 0);
     return PyModule_Create(&MODULE);
 }
