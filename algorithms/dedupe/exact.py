@@ -152,8 +152,12 @@ def dedupe_indexed(candidates: Sequence[Item], pinned: Sequence[Item], threshold
 
 
 def kept_flags_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
-                       threshold: float) -> tuple[list[bool], dict[str, str]]:
-    """`dedupe_indexed`'s answer as a kept flag per candidate in input order, and the dropped map."""
+                       threshold: float) -> tuple[list[bool] | np.ndarray, dict[str, str]]:
+    """`dedupe_indexed`'s answer as a kept flag per candidate in input order, and the dropped map.
+
+    The flags are a bool array where the join gives them as one (a list of 10^5 bools costs `pack` a
+    conversion each way), else a list.
+    """
     candidates = candidates if isinstance(candidates, list) else list(candidates)
     if threshold <= 0.0:
         kept, dropped = absorb_all(dedupe_order(candidates), list(pinned))
@@ -161,7 +165,7 @@ def kept_flags_indexed(candidates: Sequence[Item], pinned: Sequence[Item],
     flags, dropped = _decide(candidates, list(pinned), threshold)
     if flags is None:
         return [it.id not in dropped for it in candidates], dropped
-    return flags.tolist(), dropped
+    return flags, dropped
 
 
 def _decide(candidates: list[Item], anchors_first: list[Item], threshold: float

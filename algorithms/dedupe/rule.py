@@ -141,7 +141,8 @@ class DedupeMethod(Component):
             threshold: Similarity threshold in [0, 1].
 
         Returns:
-            (a bool per candidate, True if kept; dropped id -> id of the item it matched), as `dedupe` decides.
+            (a bool per candidate, True if kept, as a list or a numpy bool array; dropped id -> id of the
+            item it matched), as `dedupe` decides.
         """
         kept, dropped = self.dedupe(candidates, pinned, threshold)
         kept_ids = set(map(attrgetter("id"), kept))

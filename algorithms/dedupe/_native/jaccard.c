@@ -460,6 +460,19 @@ static inline void prefetch_text(PyObject *s) {
 #endif
 }
 
+/* The rest of an ASCII text whose header is in cache (prefetch_text fetched it and its first lines a few
+ * texts ago): the hardware prefetcher starts only after a miss or two within each text. */
+static inline void prefetch_rest(PyObject *s) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (!PyUnicode_Check(s) || !PyUnicode_IS_COMPACT_ASCII(s)) return;
+    const char *d = (const char *)PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    for (Py_ssize_t o = 192 - (d - (const char *)s); o < n; o += 64) __builtin_prefetch(d + o);
+#else
+    (void)s;
+#endif
+}
+
 static int text_bytes(PyObject *const *texts, sources *src, Py_ssize_t t,
                       const uint8_t **p, Py_ssize_t *n, int *fold) {
     if (src->forms[t]) {
@@ -872,6 +885,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             if (!(texts[ahead] = read_attr(&text_reader, PyList_GET_ITEM(items, ahead)))) goto done;
             prefetch_text(texts[ahead]);
         }
+        if (t + PREFETCH_AHEAD / 2 < n) prefetch_rest(texts[t + PREFETCH_AHEAD / 2]);
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         /* Each trigram's hash is put (or, for a small batch, kept in h) as its last word is read; a text's words
          * are at most (bytes + 1) / 2 (a word form can be longer than its text: NFKC expands some characters). */
@@ -1072,6 +1086,10 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         if (i + PREFETCH_AHEAD < na) {
             Py_ssize_t ahead = (Py_ssize_t)seq[i + PREFETCH_AHEAD];
             prefetch_text(src.forms[ahead] ? src.forms[ahead] : texts[ahead]);
+        }
+        if (i + PREFETCH_AHEAD / 2 < na) {
+            Py_ssize_t ahead = (Py_ssize_t)seq[i + PREFETCH_AHEAD / 2];
+            if (!src.forms[ahead]) prefetch_rest(texts[ahead]);
         }
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
         if (vec_reserve(&ids, (size_t)len / 2 + 2) || vec_reserve(&fold_buf, (size_t)len + 8)) {
