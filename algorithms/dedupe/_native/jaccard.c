@@ -464,7 +464,7 @@ static inline void prefetch_text(PyObject *s) {
  * texts ago): the hardware prefetcher starts only after a miss or two within each text. */
 static inline void prefetch_rest(PyObject *s) {
 #if defined(__GNUC__) || defined(__clang__)
-    if (!PyUnicode_Check(s) || !PyUnicode_IS_COMPACT_ASCII(s)) return;
+    if (!s || !PyUnicode_Check(s) || !PyUnicode_IS_COMPACT_ASCII(s)) return;
     const char *d = (const char *)PyUnicode_DATA(s);
     Py_ssize_t n = PyUnicode_GET_LENGTH(s);
     for (Py_ssize_t o = 192 - (d - (const char *)s); o < n; o += 64) __builtin_prefetch(d + o);
@@ -876,7 +876,7 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
          * the speed depends on it. */
         size_t guess = first ? (size_t)((double)(chars / 6 + (size_t)first) / (double)first * (double)n) : 0;
         int pb = partition_bits(guess);
-        if (pb && n < UINT32_MAX) {
+        if (pb) {  /* (text numbers fit 32 bits: n < INT32_MAX above) */
             /* (a guess too large to reserve, from a few huge texts first, only starts them smaller) */
             if (scatter_open(&sc, pb, guess)) {
                 scatter_free(&sc);
