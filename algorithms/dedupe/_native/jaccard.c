@@ -634,32 +634,6 @@ static inline uint64_t filter_code(const uint8_t *p, Py_ssize_t s, Py_ssize_t le
     return len <= 8 ? short_code : long_code;
 }
 
-/* The counting filter's trigram hashes of the words of bytes p[0:len), written to out (room for len / 2 + 2);
- * returns the number of words and puts the first two codes in first2 (a text of fewer than three words is
- * hashed whole by the caller). Kept out of the join's body, where the scatter's state shares its registers:
- * 0.965-0.989x of the inlined loop, paired. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
-#endif
-static Py_ssize_t text_hashes(const uint8_t *p, Py_ssize_t len, uint32_t *out, uint64_t *first2) {
-    /* filter_code reads 8 bytes anywhere in [0, readable): a text shorter than 8 bytes is read from a zeroed
-     * copy */
-    uint8_t pad[8] = {0};
-    const uint8_t *q = p;
-    Py_ssize_t readable = len, nw = 0;
-    if (len < 8) { memcpy(pad, p, (size_t)len); q = pad; readable = 8; }
-    uint64_t prev2 = 0, prev1 = 0;  /* the last two codes */
-    FOR_EACH_WORD(q, len, s, wl, {
-        uint64_t c = filter_code(q, s, wl, readable);
-        if (nw >= 2) out[nw - 2] = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
-        else first2[nw] = c;
-        prev2 = prev1;
-        prev1 = c;
-        nw++;
-    });
-    return nw;
-}
-
 static inline int64_t prefix_length(int64_t size, double threshold, double slack) {
     double need = ceil(threshold * (double)size * (1.0 - slack));
     if (need < 1.0) need = 1.0;
@@ -861,8 +835,8 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
     Py_buffer order_view = {0};
     sources src = {calloc((size_t)n + 1, sizeof(PyObject *)), calloc((size_t)n + 1, 1), nfkc, char_class,
                    NULL, 0, 0};
-    vec hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0}, tbuf = {0};
-    hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8; tbuf.size = 4;
+    vec hs = {0}, keys = {0}, ids = {0}, fold_buf = {0}, okeys = {0};
+    hs.size = 4; keys.size = 8; ids.size = 4; fold_buf.size = 1; okeys.size = 8;
     int64_t *occ = malloc(((size_t)n + 1) * sizeof(int64_t));
     int64_t *hs_end = malloc(((size_t)n + 1) * sizeof(int64_t));
     uint8_t *table = NULL, *active = NULL;
@@ -923,14 +897,34 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
         }
         if (t + PREFETCH_AHEAD / 2 < n) prefetch_rest(texts[t + PREFETCH_AHEAD / 2]);
         if (text_bytes(texts, &src, t, &p, &len, &fold)) goto done;
-        /* The text's hashes are kept (a small batch) or put in their partitions from a buffer; a text's words are
-         * at most (bytes + 1) / 2 (a word form can be longer than its text: NFKC expands some characters). */
-        uint32_t *h;
-        if (vec_reserve(sc.pb ? &tbuf : &hs, (sc.pb ? 0 : hs.n) + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
-        h = sc.pb ? (uint32_t *)tbuf.p : (uint32_t *)hs.p + hs.n;
-        uint64_t first2[2] = {0, 0};
-        Py_ssize_t nw = text_hashes(p, len, h, first2);
-        uint64_t first = first2[0], second = first2[1];
+        /* Each trigram's hash is put (or, for a small batch, kept in h) as its last word is read; a text's words
+         * are at most (bytes + 1) / 2 (a word form can be longer than its text: NFKC expands some characters). */
+        uint32_t *h = NULL;
+        int failed = 0;
+        if (!sc.pb) {
+            if (vec_reserve(&hs, hs.n + (size_t)len / 2 + 2)) { PyErr_NoMemory(); goto done; }
+            h = (uint32_t *)hs.p + hs.n;
+        }
+        uint64_t first = 0, second = 0, prev2 = 0, prev1 = 0;  /* the first two codes; the last two */
+        Py_ssize_t nw = 0;
+        /* filter_code reads 8 bytes anywhere in [0, readable): a text shorter than 8 bytes is read from a
+         * zeroed copy */
+        uint8_t pad[8] = {0};
+        const uint8_t *q = p;
+        Py_ssize_t readable = len;
+        if (len < 8) { memcpy(pad, p, (size_t)len); q = pad; readable = 8; }
+        FOR_EACH_WORD(q, len, s, wl, {
+            uint64_t c = filter_code(q, s, wl, readable);
+            if (nw >= 2) {
+                uint32_t v = (uint32_t)(((prev2 * K0 ^ prev1 * K1 ^ c * K2) * K4) >> 32);
+                if (h) h[nw - 2] = v;
+                else failed |= scatter_put(&sc, (uint32_t)t, v);
+            } else if (nw == 0) first = c;
+            else second = c;
+            prev2 = prev1;
+            prev1 = c;
+            nw++;
+        });
         if (nw == 0) {
             if (set_empty(texts, &src, t, empty_key)) goto done;
             first = hash_bytes((const uint8_t *)PyBytes_AS_STRING(src.forms[t]),
@@ -938,14 +932,13 @@ static PyObject *jaccard_join(PyObject *self, PyObject *args) {
             nw = 1;
         }
         Py_ssize_t m = nw >= 3 ? nw - 2 : 1;
-        if (nw < 3) h[0] = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
-        if (sc.pb) {
-            int failed = 0;
-            for (Py_ssize_t j = 0; j < m; j++) failed |= scatter_put(&sc, (uint32_t)t, h[j]);
-            if (failed) { PyErr_NoMemory(); goto done; }
-        } else {
-            hs.n += (size_t)m;
+        if (nw < 3) {
+            uint32_t v = (uint32_t)(finish(first * K3 ^ (nw == 2 ? second : 0) * K1 ^ (uint64_t)(nw + 1) * K2) >> 32);
+            if (h) h[0] = v;
+            else failed |= scatter_put(&sc, (uint32_t)t, v);
         }
+        if (failed) { PyErr_NoMemory(); goto done; }
+        if (h) hs.n += (size_t)m;
         occ[t] = m;
         hs_end[t] = (int64_t)hs.n;
     }
@@ -1257,7 +1250,7 @@ done:
     free(texts); free(scores);
     Py_XDECREF(text_name); Py_XDECREF(score_name);
     free(src.forms); free(src.empty); free(src.folds);
-    free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p); free(tbuf.p);
+    free(hs.p); free(keys.p); free(ids.p); free(fold_buf.p); free(okeys.p);
     free(occ); free(hs_end); free(table); free(active); free(once);
     scatter_free(&sc);
     if (interned) { intern_free(&shorts); intern_free(&longs); }
