@@ -153,10 +153,11 @@ static int vec_reserve(vec *v, size_t need) {
 
 /* ---- the counting filter's radix partitions ----
  * Each shingle hash goes, as it is made, to the partition of its top `pb` bits as two fields: its text and its
- * next 16 bits. A partition's entries gather in a 64-byte line of a small buffer (in L2 for 1,024 partitions)
- * and are written out a whole line at a time with streaming stores: the scattered stores' read-for-ownership
- * cost more than the hashing itself. Partitions are `cap` entries apart; a fuller one than the guess doubles
- * them all. */
+ * next 16 bits. A partition's entries gather in a 64-byte line of a small buffer (96 KiB for 512 partitions,
+ * in L2) and are written out a whole line at a time with streaming stores: the scattered stores'
+ * read-for-ownership cost more than the hashing itself. A partition is a linked list of chunks from one pool
+ * (partitions are uneven: a shingle common in the batch puts all its occurrences in one); the pool doubles
+ * when it runs out. */
 #define LINE_ENTRIES 32
 #define CHUNK_ENTRIES 2048  /* a partition's entries are in chunks of this many, linked */
 typedef struct {
@@ -193,7 +194,7 @@ static void scatter_free(scatter *sc) {
 }
 
 /* Where partition q's entries from position f on (a multiple of LINE_ENTRIES) go: a new chunk at a chunk's
- * start. NULL on memory failure. */
+ * start. Sets *failed on memory failure. */
 static size_t scatter_at(scatter *sc, size_t q, size_t f, int *failed) {
     if (f % CHUNK_ENTRIES == 0) {
         if (sc->chunks == sc->room) {
@@ -216,8 +217,10 @@ static size_t scatter_at(scatter *sc, size_t q, size_t f, int *failed) {
     return (size_t)sc->tail[q] * CHUNK_ENTRIES + f % CHUNK_ENTRIES;
 }
 
-static inline void copy_line(void *dst, const void *src, size_t bytes) {  /* dst 16-byte aligned; bytes 64 or 128 */
+static inline void copy_line(void *dst, const void *src, size_t bytes) {  /* bytes 64 or 128 */
 #ifdef __SSE2__
+    /* (a pool from an allocator that aligns to less than 16 bytes takes ordinary stores) */
+    if ((uintptr_t)dst & 15) { memcpy(dst, src, bytes); return; }
     for (size_t k = 0; k < bytes; k += 16)
         _mm_stream_si128((__m128i *)((char *)dst + k), _mm_loadu_si128((const __m128i *)((const char *)src + k)));
 #else
